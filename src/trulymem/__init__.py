@@ -1,0 +1,25 @@
+"""trulymem: long-term graph memory for LLM agents, with no growing message history."""
+
+from trulymem.config import Settings
+from trulymem.errors import (
+    ConfigError,
+    Conflict,
+    InvalidInput,
+    NotFound,
+    SchemaError,
+    StoreError,
+    TrulyMemError,
+)
+from trulymem.graph import TrulyMem
+from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, TaskState
+from trulymem.recall import RecallConfig, RecallResult
+from trulymem.store import SQLiteStore, Store
+from trulymem.tools import ToolResult, anthropic_tools, openai_tools
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError", "Conflict", "EdgeKind", "Fact", "InvalidInput", "Node", "NodeType", "NotFound",
+    "RecallConfig", "RecallResult", "SQLiteStore", "SchemaError", "Scope", "Settings", "Store", "StoreError",
+    "TaskState", "ToolResult", "TrulyMem", "TrulyMemError", "anthropic_tools", "openai_tools", "__version__",
+]

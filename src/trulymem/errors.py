@@ -1,0 +1,59 @@
+"""The trulymem exception tree.
+
+    TrulyMemError
+     ├── InvalidInput (ValueError)   bad input; ``field`` names what is wrong
+     ├── NotFound (KeyError)         a user, task, fact or node that does not exist
+     ├── Conflict                    the request contradicts stored state (e.g. task exists)
+     ├── ConfigError                 settings or config file cannot be used
+     └── StoreError                  the storage backend failed
+          └── SchemaError            the database schema is newer or broken
+
+Tools turn every one of these into data (``ToolError``) that can be shown to an
+LLM; nothing below ``TrulyMemError`` ever reaches a caller as a traceback.
+"""
+
+from __future__ import annotations
+
+
+class TrulyMemError(Exception):
+    """Root of every error trulymem raises on purpose."""
+
+    code = "error"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"type": self.code, "field": self.field, "message": self.message}
+
+
+class InvalidInput(TrulyMemError, ValueError):
+    code = "invalid_input"
+
+
+class NotFound(TrulyMemError, KeyError):
+    code = "not_found"
+
+    # KeyError.__str__ would repr() the message; keep the plain text.
+    __str__ = TrulyMemError.__str__
+
+
+class Conflict(TrulyMemError):
+    code = "conflict"
+
+
+class ConfigError(TrulyMemError):
+    code = "config_error"
+
+
+class StoreError(TrulyMemError):
+    code = "store_error"
+
+
+class SchemaError(StoreError):
+    code = "schema_error"

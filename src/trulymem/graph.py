@@ -1,0 +1,162 @@
+"""``TrulyMem``: the Python facade over a store and the memory tools.
+
+Every method is one tool call: validated, run in one transaction, and either
+returns the tool's typed result or raises a ``TrulyMemError``. ``call`` is the
+same for LLM-facing code: it never raises for bad input, it returns the error
+as data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel
+
+from trulymem.errors import InvalidInput
+from trulymem.model import Fact, Scope, utcnow
+from trulymem.recall import RecallResult
+from trulymem.store.base import FactQuery, NodeQuery, Store
+from trulymem.store.sqlite import SQLiteStore
+from trulymem.text import name_key, relation_key
+from trulymem.tools import ToolContext, ToolResult, call_tool, get_tool, run_tool
+from trulymem.tools.commit import CommitResult
+from trulymem.tools.context import ContextRewriteResult
+from trulymem.tools.persona import PersonaResult
+from trulymem.tools.purge import PurgeResult
+from trulymem.tools.stats import StatsResult
+from trulymem.tools.tasks import TaskInfo, TaskListResult, TaskStateResult
+
+
+def _args(**kwargs: Any) -> dict[str, Any]:
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+class TrulyMem:
+    """Graph memory for one scope (user, optionally agent/app/session).
+
+    >>> mem = TrulyMem(":memory:", user_id="alice")
+    >>> mem.commit([{"subject": "user", "relation": "likes", "object": "rock"}]).created  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        store: Store | str | Path = ":memory:",
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        app_id: str | None = None,
+        session_id: str | None = None,
+        scope: Scope | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.store = store if isinstance(store, Store) else SQLiteStore(store)
+        self.scope = scope or Scope(user_id=user_id, agent_id=agent_id, app_id=app_id, session_id=session_id)
+        self.clock = clock
+
+    def with_scope(self, **fields: Any) -> "TrulyMem":
+        """The same store seen from another scope (fields not given are kept)."""
+        scope = self.scope.model_copy(update=fields) if fields else self.scope
+        return TrulyMem(self.store, scope=Scope.model_validate(scope.model_dump()), clock=self.clock)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "TrulyMem":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- generic --------------------------------------------------------------
+    def _ctx(self, turn_calls: list[str] | None = None) -> ToolContext:
+        return ToolContext(store=self.store, scope=self.scope, now=self.clock(), turn_calls=turn_calls)
+
+    def run(self, tool: str, args: dict[str, Any], *, turn_calls: list[str] | None = None) -> BaseModel:
+        """Run a tool by name; raises ``TrulyMemError`` on bad input."""
+        return run_tool(get_tool(tool), self._ctx(turn_calls), args)
+
+    def call(self, tool: str, args: dict[str, Any], *, turn_calls: list[str] | None = None) -> ToolResult:
+        """Run a tool by name; failures come back as data (for LLM tool loops)."""
+        return call_tool(tool, self._ctx(turn_calls), args)
+
+    # --- the tools, typed -----------------------------------------------------
+    def commit(self, triplets: list[dict[str, Any]], *, turn_id: str | None = None,
+               message_ids: list[str] | None = None) -> CommitResult:
+        return self.run("memory_commit", _args(triplets=triplets, turn_id=turn_id, message_ids=message_ids))  # type: ignore[return-value]
+
+    def recall(self, query_intent: str = "", *, depth: int = 2, seed_entities: list[str] | None = None,
+               limit: int | None = None, time_range: dict[str, Any] | None = None, as_of: datetime | None = None,
+               include_invalid: bool = False, preset: str | None = None) -> RecallResult:
+        return self.run("memory_recall", _args(  # type: ignore[return-value]
+            query_intent=query_intent, depth=depth, seed_entities=seed_entities, limit=limit,
+            time_range=time_range, as_of=as_of, include_invalid=include_invalid, preset=preset))
+
+    def purge(self, criteria: dict[str, Any], *, mode: str = "soft", replacement: dict[str, Any] | None = None,
+              confirm: bool = False, dry_run: bool = False) -> PurgeResult:
+        return self.run("memory_purge", _args(  # type: ignore[return-value]
+            criteria=criteria, mode=mode, replacement=replacement, confirm=confirm, dry_run=dry_run))
+
+    def task_create(self, task_id: str, description: str, info_nodes: list[str] | None = None) -> TaskInfo:
+        return self.run("task_create", _args(task_id=task_id, description=description, info_nodes=info_nodes))  # type: ignore[return-value]
+
+    def task_set_state(self, task_id: str, state: str) -> TaskStateResult:
+        return self.run("task_set_state", {"task_id": task_id, "state": state})  # type: ignore[return-value]
+
+    def task_list(self, limit: int = 20, state: str | None = None) -> TaskListResult:
+        return self.run("task_list", _args(limit=limit, state=state))  # type: ignore[return-value]
+
+    def persona_set(self, attributes: dict[str, str | list[str]], mode: str = "merge") -> PersonaResult:
+        return self.run("persona_set", {"attributes": attributes, "mode": mode})  # type: ignore[return-value]
+
+    def persona_get(self) -> PersonaResult:
+        return self.run("persona_get", {})  # type: ignore[return-value]
+
+    def context_rewrite(self, summary: str, tool_calls_summarized: int, turn_calls: list[str]) -> ContextRewriteResult:
+        return self.run("context_rewrite", {"summary": summary, "tool_calls_summarized": tool_calls_summarized},  # type: ignore[return-value]
+                        turn_calls=turn_calls)
+
+    def stats(self) -> StatsResult:
+        return self.run("memory_stats", {})  # type: ignore[return-value]
+
+    # --- history and transfer -------------------------------------------------
+    def history(self, subject: str, relation: str | None = None) -> list[Fact]:
+        """Every version of the subject's facts, valid and invalidated, oldest first."""
+        with self.store.transaction(write=False):
+            ids = [n.id for n in self.store.nodes(NodeQuery(scope=self.scope, keys=[name_key(subject)]))]
+            return self.store.facts(FactQuery(
+                scope=self.scope, subject_ids=ids, validity="all", newest_first=False,
+                relation_keys=[relation_key(relation)] if relation else None,
+            ))
+
+    def export_jsonl(self, out: IO[str], *, all_users: bool = False) -> int:
+        """Write the scope's (or every user's) rows as JSON lines; returns the row count."""
+        scope = Scope.everyone() if all_users else self.scope
+        n = 0
+        with self.store.transaction(write=False):
+            for row in self.store.export_rows(scope):
+                out.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+                n += 1
+        return n
+
+    def import_jsonl(self, lines: Iterable[str]) -> dict[str, int]:
+        """Import rows written by ``export_jsonl``, all or nothing."""
+        rows = list(_parse_lines(lines))
+        with self.store.transaction():
+            return self.store.import_rows(rows)
+
+
+def _parse_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"line {i} is not JSON: {exc.msg}", field="import") from None
+        if not isinstance(row, dict) or row.get("record") not in ("user", "node", "fact"):
+            raise InvalidInput(f"line {i} is not a trulymem export record", field="import")
+        yield row

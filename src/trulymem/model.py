@@ -1,0 +1,205 @@
+"""Plain typed data: scopes, nodes, facts. No I/O lives here."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime, timezone
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from trulymem.errors import InvalidInput
+
+MAX_ID_LEN = 128
+_ID_OK = re.compile(r"^[^\x00-\x1f\x7f]+$")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def as_utc(value: datetime) -> datetime:
+    """Naive datetimes are taken as UTC; aware ones are converted to UTC."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+class NodeType(StrEnum):
+    PERSONA = "PersonaNode"
+    TASK = "TaskNode"
+    STATE = "StateNode"
+    INFO = "InfoNode"
+    ENTITY = "EntityNode"
+
+
+class EdgeKind(StrEnum):
+    HAS_PERSONA = "HAS_PERSONA"
+    NEXT_TASK = "NEXT_TASK"
+    HAS_STATE = "HAS_STATE"
+    CONTAINS_INFO = "CONTAINS_INFO"
+    RELATES_TO = "RELATES_TO"
+    FACT = "FACT"
+
+
+class TaskState(StrEnum):
+    IN_PROGRESS = "in_progress"
+    PAUSED = "paused"
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+    ARCHIVED = "archived"
+
+    @classmethod
+    def parse(cls, value: str) -> "TaskState":
+        """Accept the English names (any case, spaces or hyphens) and the seed's Chinese ones."""
+        key = value.strip().casefold().replace(" ", "_").replace("-", "_")
+        found = _STATE_ALIASES.get(key)
+        if found is None:
+            allowed = ", ".join([s.value for s in cls] + list(_STATE_ZH))
+            raise InvalidInput(f"unknown task state {value!r}; use one of: {allowed}", field="state")
+        return found
+
+
+_STATE_ZH = {
+    "进行中": TaskState.IN_PROGRESS,
+    "已暂停": TaskState.PAUSED,
+    "已完成": TaskState.COMPLETED,
+    "已取消": TaskState.CANCELLED,
+    "归档": TaskState.ARCHIVED,
+}
+_STATE_ALIASES = {s.value: s for s in TaskState} | _STATE_ZH | {
+    "canceled": TaskState.CANCELLED,
+    "inprogress": TaskState.IN_PROGRESS,
+    "暂停": TaskState.PAUSED,
+    "完成": TaskState.COMPLETED,
+    "取消": TaskState.CANCELLED,
+    "已归档": TaskState.ARCHIVED,
+}
+
+
+def check_identifier(value: str | None, field: str, *, required: bool = False) -> str | None:
+    """Scope ids: non-empty, at most 128 characters, no control characters."""
+    if value is None:
+        if required:
+            raise InvalidInput("is required", field=field)
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"must be a string, got {type(value).__name__}", field=field)
+    value = value.strip()
+    if not value:
+        raise InvalidInput("must not be empty", field=field)
+    if len(value) > MAX_ID_LEN:
+        raise InvalidInput(f"is longer than {MAX_ID_LEN} characters", field=field)
+    if not _ID_OK.match(value):
+        raise InvalidInput("must not contain control characters", field=field)
+    return value
+
+
+class Scope(BaseModel):
+    """Who a read or write is for. Reads filter on every field that is set.
+
+    ``user_id`` is required; reading across users needs ``Scope.everyone()``,
+    which is read-only.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    app_id: str | None = None
+    session_id: str | None = None
+    all_users: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> "Scope":
+        for name in ("user_id", "agent_id", "app_id", "session_id"):
+            object.__setattr__(self, name, check_identifier(getattr(self, name), name))
+        if self.user_id is None and not self.all_users:
+            raise InvalidInput("is required (use Scope.everyone() to read across users)", field="user_id")
+        return self
+
+    @classmethod
+    def everyone(cls) -> "Scope":
+        return cls(all_users=True)
+
+    def writable(self) -> "Scope":
+        if self.user_id is None:
+            raise InvalidInput("writes need one user; a global scope is read-only", field="user_id")
+        return self
+
+
+class Node(BaseModel):
+    """A thing in the graph. ``key`` is the resolved name that makes it unique per namespace."""
+
+    id: str = Field(default_factory=new_id)
+    user_id: str
+    agent_id: str | None = None
+    app_id: str | None = None
+    name: str
+    key: str
+    type: str = NodeType.ENTITY.value
+    summary: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    updated_at: datetime
+
+
+class Fact(BaseModel):
+    """An edge ``(subject) -[relation]-> (object)`` with confidence, provenance and time.
+
+    A fact is *valid* while ``invalid_at`` is unset. Correcting or purging a fact
+    sets ``invalid_at`` (and ``superseded_by`` when a replacement exists); the row
+    stays for history and as-of queries.
+    """
+
+    id: str = Field(default_factory=new_id)
+    user_id: str
+    agent_id: str | None = None
+    app_id: str | None = None
+    session_id: str | None = None
+    subject_id: str
+    relation: str
+    object_id: str
+    kind: EdgeKind = EdgeKind.FACT
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    speculation: bool = False
+    pinned: bool = False
+    type: str | None = None
+    source: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    turn_id: str | None = None
+    message_ids: list[str] = Field(default_factory=list)
+    mention_count: int = 1
+    created_at: datetime
+    updated_at: datetime
+    valid_at: datetime
+    invalid_at: datetime | None = None
+    superseded_by: str | None = None
+    # Display names of the endpoints, filled in by the store on reads.
+    subject: str | None = None
+    object: str | None = None
+
+    @field_validator("created_at", "updated_at", "valid_at", "invalid_at")
+    @classmethod
+    def _utc(cls, v: datetime | None) -> datetime | None:
+        return None if v is None else as_utc(v)
+
+    @property
+    def is_valid(self) -> bool:
+        return self.invalid_at is None
+
+    def valid_as_of(self, when: datetime) -> bool:
+        return self.created_at <= when and self.valid_at <= when and (
+            self.invalid_at is None or self.invalid_at > when
+        )
+
+    def render(self) -> str:
+        """``subject relation object``, with the seed's ``[speculation]`` mark on the subject."""
+        mark = "[speculation]" if self.speculation else ""
+        return f"{self.subject}{mark} {self.relation} {self.object}"

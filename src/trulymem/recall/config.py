@@ -1,0 +1,28 @@
+"""Retrieval settings as one declarative object with named presets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    seed_nodes: int = 20          # full-text node hits taken as seeds
+    seed_facts: int = 20          # full-text fact hits (relation words) taken as seeds
+    seed_tasks: int = 5           # newest tasks when the intent asks for the task chain
+    fanout_seed: int = 12         # facts per seed node and direction
+    fanout_hop: int = 4           # facts per reached node and direction (hubs cannot flood)
+    frontier: int = 30            # nodes expanded per hop, best first
+    max_facts: int = 200          # candidate facts before the final cut
+    hop_decay: float = 0.6        # score multiplier per hop
+    recency_half_life_days: float = 30.0
+    pinned_boost: float = 1.5
+    speculation_penalty: float = 0.8
+
+
+PRESETS: dict[str, RecallConfig] = {
+    "fast": RecallConfig(seed_nodes=10, seed_facts=10, fanout_seed=8, fanout_hop=3, frontier=15, max_facts=80),
+    "balanced": RecallConfig(),
+    "deep": RecallConfig(seed_nodes=40, seed_facts=40, seed_tasks=10, fanout_seed=24, fanout_hop=8, frontier=60,
+                         max_facts=500, hop_decay=0.7),
+}

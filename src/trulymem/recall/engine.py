@@ -1,0 +1,239 @@
+"""Graph recall: seeds from names, full text and type intents, expanded over
+valid facts hop by hop with capped fan-out, then ranked and cut.
+
+Hubs (``user``, ``AI``) cannot flood the result: each reached node contributes
+at most ``fanout_hop`` facts per direction, state nodes are never expanded, and
+only the best ``frontier`` nodes of a hop go on to the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from trulymem.model import EdgeKind, Fact, NodeType, Scope
+from trulymem.recall.config import RecallConfig
+from trulymem.recall.rank import fact_quality, normalize_scores, rank_order, recency
+from trulymem.recall.render import render_text
+from trulymem.store.base import FactQuery, NodeQuery, Store, Validity
+from trulymem.text import fts_query, name_key, query_terms, relation_key
+
+TASK_INTENTS = {"tasknode", "task", "tasks", "task_chain", "taskchain", "working_memory", "workingmemory",
+                "工作记忆", "任务", "任务链"}
+PERSONA_INTENTS = {"personanode", "persona", "人设", "人格"}
+TYPE_INTENTS = {"statenode": NodeType.STATE, "infonode": NodeType.INFO, "entitynode": NodeType.ENTITY}
+
+
+@dataclass
+class RecallQuery:
+    query_intent: str = ""
+    depth: int = 2
+    seed_entities: list[str] = field(default_factory=list)
+    limit: int = 20
+    time_from: datetime | None = None
+    time_to: datetime | None = None
+    as_of: datetime | None = None
+    include_invalid: bool = False
+
+
+class RecalledNode(BaseModel):
+    id: str
+    name: str
+    type: str
+    summary: str | None = None
+    score: float
+    hop: int
+    why: list[str]
+    created_at: datetime
+
+
+class RecalledFact(BaseModel):
+    id: str
+    subject: str
+    relation: str
+    object: str
+    kind: str
+    confidence: float
+    speculation: bool
+    pinned: bool
+    type: str | None
+    valid: bool
+    mention_count: int
+    created_at: datetime
+    valid_at: datetime
+    invalid_at: datetime | None
+    superseded_by: str | None
+    subject_id: str
+    object_id: str
+    score: float
+    hop: int
+    why: list[str]
+
+
+class RecallResult(BaseModel):
+    query_intent: str
+    nodes: list[RecalledNode]
+    facts: list[RecalledFact]
+    text: str
+
+
+class _Collector:
+    def __init__(self, q: RecallQuery, cfg: RecallConfig, ref_time: datetime) -> None:
+        self.q, self.cfg, self.ref_time = q, cfg, ref_time
+        self.node_score: dict[str, float] = {}
+        self.node_hop: dict[str, int] = {}
+        self.node_why: dict[str, list[str]] = {}
+        self.facts: dict[str, Fact] = {}
+        self.fact_score: dict[str, float] = {}
+        self.fact_hop: dict[str, int] = {}
+        self.fact_why: dict[str, list[str]] = {}
+
+    def node(self, node_id: str, score: float, hop: int, why: str) -> bool:
+        """Record a node; True when it is new."""
+        new = node_id not in self.node_score
+        if new or score > self.node_score[node_id]:
+            self.node_score[node_id] = score
+        self.node_hop[node_id] = min(hop, self.node_hop.get(node_id, hop))
+        whys = self.node_why.setdefault(node_id, [])
+        if why not in whys and len(whys) < 3:
+            whys.append(why)
+        return new
+
+    def fact(self, f: Fact, score: float, hop: int, why: str) -> bool:
+        q = self.q
+        if q.as_of is not None and not q.include_invalid and not f.valid_as_of(q.as_of):
+            return False
+        if (q.time_from and f.valid_at < q.time_from) or (q.time_to and f.valid_at > q.time_to):
+            return False
+        cfg = self.cfg
+        quality = fact_quality(
+            f.confidence, f.pinned, f.speculation, recency(f.updated_at, self.ref_time, cfg.recency_half_life_days),
+            pinned_boost=cfg.pinned_boost, speculation_penalty=cfg.speculation_penalty,
+        )
+        s = score * quality
+        if f.id not in self.facts or s > self.fact_score[f.id]:
+            self.facts[f.id] = f
+            self.fact_score[f.id] = s
+        self.fact_hop[f.id] = min(hop, self.fact_hop.get(f.id, hop))
+        whys = self.fact_why.setdefault(f.id, [])
+        if why not in whys and len(whys) < 3:
+            whys.append(why)
+        return True
+
+
+def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: RecallConfig | None = None) -> RecallResult:
+    cfg = cfg or RecallConfig()
+    c = _Collector(q, cfg, q.as_of or now)
+    validity: Validity = "all" if q.include_invalid or q.as_of else "current"
+    user_scope = Scope(user_id=scope.user_id, all_users=scope.all_users)
+
+    terms = query_terms(q.query_intent)
+    text_terms: list[str] = []
+    want_tasks = want_persona = not terms and not q.seed_entities
+    type_seeds: list[NodeType] = []
+    for t in terms:
+        k = relation_key(t)
+        if k in TASK_INTENTS:
+            want_tasks = True
+        elif k in PERSONA_INTENTS:
+            want_persona = True
+        elif k in TYPE_INTENTS:
+            type_seeds.append(TYPE_INTENTS[k])
+        else:
+            text_terms.append(t)
+
+    # --- seeds ---------------------------------------------------------------
+    names = text_terms + list(q.seed_entities)
+    if names:
+        for n in store.nodes(NodeQuery(scope=scope, keys=list({name_key(x) for x in names}))):
+            c.node(n.id, 1.0, 0, f"name:{n.name}")
+    match = fts_query(text_terms)
+    if match:
+        hits = store.search_nodes(scope, match, cfg.seed_nodes)
+        for (nid, _), s in zip(hits, normalize_scores([h[1] for h in hits], top=0.8)):
+            c.node(nid, s, 0, "text")
+        hits_f = store.search_facts(scope, match, cfg.seed_facts, validity=validity)
+        for f, s in zip(hits_f, rank_order(len(hits_f), 0.7, 0.97)):
+            if c.fact(f, s, 0, f"relation:{f.relation}"):
+                c.node(f.subject_id, s * cfg.hop_decay, 0, f"relation:{f.relation}")
+                c.node(f.object_id, s * cfg.hop_decay, 0, f"relation:{f.relation}")
+    if want_persona:
+        persona = store.facts(FactQuery(scope=scope, kinds=[EdgeKind.HAS_PERSONA], validity=validity, as_of=q.as_of,
+                                        limit=50))
+        for f in persona:
+            if c.fact(f, 0.9, 0, "persona"):
+                c.node(f.subject_id, 0.9 * cfg.hop_decay, 0, "persona")
+    if want_tasks:
+        tasks = store.nodes(NodeQuery(scope=scope, types=[NodeType.TASK], limit=cfg.seed_tasks))
+        for n, s in zip(tasks, rank_order(len(tasks), 0.9, 0.85)):
+            c.node(n.id, s, 0, "task chain")
+    for t in type_seeds:
+        typed = store.nodes(NodeQuery(scope=scope, types=[t], limit=cfg.seed_nodes))
+        for n, s in zip(typed, rank_order(len(typed), 0.6, 0.95)):
+            c.node(n.id, s, 0, f"type:{t.value}")
+
+    # --- expansion -----------------------------------------------------------
+    types = _types(store, user_scope, list(c.node_score))
+    frontier = _best(c, [n for n in c.node_score if types.get(n) != NodeType.STATE], cfg.frontier)
+    expanded: set[str] = set()
+    for hop in range(1, max(0, min(q.depth, 3)) + 1):
+        if not frontier or len(c.facts) >= cfg.max_facts:
+            break
+        expanded.update(frontier)
+        seeds = [n for n in frontier if c.node_hop[n] == 0]
+        others = [n for n in frontier if c.node_hop[n] > 0]
+        found = store.neighbors(scope, seeds, per_node=cfg.fanout_seed, validity=validity, as_of=q.as_of)
+        if others:
+            found += store.neighbors(scope, others, per_node=cfg.fanout_hop, validity=validity, as_of=q.as_of)
+        reached: list[str] = []
+        front = set(frontier)
+        for f in found:
+            for src, dst in ((f.subject_id, f.object_id), (f.object_id, f.subject_id)):
+                if src not in front:
+                    continue
+                s = c.node_score[src] * cfg.hop_decay
+                if c.fact(f, s, hop, f"hop {hop}"):
+                    c.node(dst, s, hop, f"hop {hop}")
+                    reached.append(dst)
+        reached = list(dict.fromkeys(n for n in reached if n not in expanded))
+        types.update(_types(store, user_scope, [n for n in reached if n not in types]))
+        frontier = _best(c, [n for n in reached if types.get(n) != NodeType.STATE], cfg.frontier)
+
+    # --- rank and cut --------------------------------------------------------
+    fact_ids = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))[: q.limit]
+    kept_facts = [c.facts[i] for i in fact_ids]
+    node_ids = sorted(c.node_score, key=lambda i: (-c.node_score[i], i))[: q.limit]
+    for f in kept_facts:  # endpoints of kept facts are always described
+        for nid in (f.subject_id, f.object_id):
+            if nid not in node_ids:
+                node_ids.append(nid)
+    nodes = {n.id: n for n in store.nodes(NodeQuery(scope=user_scope, ids=node_ids))}
+    rnodes = [
+        RecalledNode(id=n.id, name=n.name, type=n.type, summary=n.summary, score=round(c.node_score[n.id], 4),
+                     hop=c.node_hop[n.id], why=c.node_why[n.id], created_at=n.created_at)
+        for nid in node_ids if (n := nodes.get(nid)) is not None
+    ]
+    rfacts = [
+        RecalledFact(
+            id=f.id, subject=f.subject or "", relation=f.relation, object=f.object or "", kind=f.kind.value,
+            confidence=f.confidence, speculation=f.speculation, pinned=f.pinned, type=f.type,
+            valid=f.invalid_at is None if q.as_of is None else f.valid_as_of(q.as_of),
+            mention_count=f.mention_count, created_at=f.created_at, valid_at=f.valid_at, invalid_at=f.invalid_at,
+            superseded_by=f.superseded_by, subject_id=f.subject_id, object_id=f.object_id,
+            score=round(c.fact_score[f.id], 4), hop=c.fact_hop[f.id], why=c.fact_why[f.id],
+        )
+        for f in kept_facts
+    ]
+    return RecallResult(query_intent=q.query_intent, nodes=rnodes, facts=rfacts, text=render_text(rnodes, rfacts))
+
+
+def _types(store: Store, scope: Scope, ids: list[str]) -> dict[str, str]:
+    if not ids:
+        return {}
+    return {n.id: n.type for n in store.nodes(NodeQuery(scope=scope, ids=ids))}
+
+
+def _best(c: _Collector, ids: list[str], k: int) -> list[str]:
+    return sorted(ids, key=lambda i: -c.node_score[i])[:k]

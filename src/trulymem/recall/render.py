@@ -1,0 +1,54 @@
+"""Compact text of a recall result for an LLM's context."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trulymem.model import EdgeKind, NodeType
+
+if TYPE_CHECKING:
+    from trulymem.recall.engine import RecalledFact, RecalledNode
+
+
+def _mark(f: "RecalledFact") -> str:
+    return "[speculation]" if f.speculation else ""
+
+
+def _line(f: "RecalledFact") -> str:
+    text = f"{f.subject}{_mark(f)} {f.relation} {f.object}"
+    if not f.valid:
+        text += f" (no longer valid since {f.invalid_at:%Y-%m-%d %H:%M})" if f.invalid_at else " (no longer valid)"
+    if f.confidence < 1.0:
+        text += f" (confidence {f.confidence:.2f})"
+    return text
+
+
+def render_text(nodes: list["RecalledNode"], facts: list["RecalledFact"]) -> str:
+    lines: list[str] = []
+    persona = [f for f in facts if f.kind == EdgeKind.HAS_PERSONA and f.valid]
+    if persona:
+        attrs: dict[str, list[str]] = {}
+        for f in persona:
+            attrs.setdefault(f.relation, []).append(f.object)
+        lines.append("Persona: " + "; ".join(f"{k}={', '.join(v)}" for k, v in attrs.items()))
+    tasks = sorted((n for n in nodes if n.type == NodeType.TASK), key=lambda n: n.created_at, reverse=True)
+    if tasks:
+        state = {f.subject_id: f.object for f in facts if f.kind == EdgeKind.HAS_STATE and f.valid}
+        info: dict[str, list[str]] = {}
+        for f in facts:
+            if f.kind == EdgeKind.CONTAINS_INFO and f.valid:
+                info.setdefault(f.subject_id, []).append(f.object)
+        lines.append("Task chain (newest first):")
+        for n in tasks:
+            line = f"- {n.name} [{state.get(n.id, '?')}]"
+            if n.summary:
+                line += f" {n.summary}"
+            if n.id in info:
+                line += f" (info: {', '.join(info[n.id])})"
+            lines.append(line)
+    plain = [f for f in facts if f.kind not in (EdgeKind.HAS_PERSONA, EdgeKind.HAS_STATE, EdgeKind.NEXT_TASK,
+                                                 EdgeKind.CONTAINS_INFO) or not f.valid]
+    if plain:
+        lines.append("Facts:")
+        lines.extend(f"- {_line(f)}" for f in plain)
+    return "\n".join(lines) if lines else "(no memories found)"

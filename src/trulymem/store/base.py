@@ -1,0 +1,177 @@
+"""The storage contract every backend implements.
+
+Operations (tools, recall, export) depend on this module only, never on a
+backend. A backend states what it can do in ``Capabilities`` rather than callers
+branching on its name. The contract is deliberately small: batch get-or-create
+of nodes, batch insert/reinforce/invalidate/delete of facts, one fact query, one
+node query, text search, neighbourhood expansion, stats and raw row transfer.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from trulymem.model import EdgeKind, Fact, Node, Scope
+
+Validity = Literal["current", "invalid", "all"]
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    fulltext: bool = True
+    vectors: bool = False
+    concurrent_writers: bool = False
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """A node to resolve or create: ``key`` is its identity, ``name`` its display form."""
+
+    key: str
+    name: str
+    type: str
+
+
+@dataclass
+class FactQuery:
+    """Facts matching every set field (AND). ``None`` means "don't filter"; an
+    empty list means "match nothing" — so an unresolved criterion never widens."""
+
+    scope: Scope
+    ids: Sequence[str] | None = None
+    subject_ids: Sequence[str] | None = None
+    object_ids: Sequence[str] | None = None
+    node_ids: Sequence[str] | None = None  # either endpoint
+    relation_keys: Sequence[str] | None = None
+    kinds: Sequence[EdgeKind] | None = None
+    types: Sequence[str] | None = None
+    source: str | None = None
+    subject_contains: str | None = None
+    relation_contains: str | None = None
+    object_contains: str | None = None
+    validity: Validity = "current"
+    as_of: datetime | None = None  # overrides validity: what was valid at that time
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    newest_first: bool = True
+    limit: int | None = None
+    offset: int = 0
+
+
+@dataclass
+class NodeQuery:
+    scope: Scope
+    ids: Sequence[str] | None = None
+    keys: Sequence[str] | None = None
+    types: Sequence[str] | None = None
+    newest_first: bool = True
+    limit: int | None = None
+
+
+@dataclass
+class Stats:
+    nodes_by_type: dict[str, int] = field(default_factory=dict)
+    facts_by_kind: dict[str, dict[str, int]] = field(default_factory=dict)
+    users: int = 0
+
+
+class Store(ABC):
+    """A graph store. Every method runs inside the caller's ``transaction()``."""
+
+    capabilities: Capabilities = Capabilities()
+
+    @abstractmethod
+    def transaction(self, *, write: bool = True) -> AbstractContextManager[None]:
+        """All-or-nothing unit of work; nested calls join the outer one."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    # users
+    @abstractmethod
+    def ensure_user(self, user_id: str, now: datetime) -> None: ...
+
+    @abstractmethod
+    def user_exists(self, user_id: str) -> bool: ...
+
+    # nodes
+    @abstractmethod
+    def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, Node]:
+        """Get or create one node per spec in the scope's namespace; returns key -> node.
+
+        A node stored as the generic ``EntityNode`` takes the more specific type
+        when a spec names one."""
+
+    @abstractmethod
+    def update_node(self, node_id: str, now: datetime, *, summary: str | None = None) -> None: ...
+
+    @abstractmethod
+    def nodes(self, query: NodeQuery) -> list[Node]: ...
+
+    @abstractmethod
+    def delete_orphan_nodes(self, node_ids: Sequence[str]) -> list[str]:
+        """Delete those of ``node_ids`` that no fact references; returns the deleted ids."""
+
+    # facts
+    @abstractmethod
+    def facts(self, query: FactQuery) -> list[Fact]: ...
+
+    @abstractmethod
+    def count_facts(self, query: FactQuery) -> int: ...
+
+    @abstractmethod
+    def active_facts_for(self, triples: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], Fact]:
+        """Currently valid facts by ``(subject_id, relation_key, object_id)``."""
+
+    @abstractmethod
+    def insert_facts(self, facts: Sequence[Fact]) -> None: ...
+
+    @abstractmethod
+    def reinforce_facts(self, updates: Sequence[Fact]) -> None:
+        """Write back mention_count, updated_at, confidence, speculation, pinned, metadata."""
+
+    @abstractmethod
+    def invalidate_facts(self, ids: Sequence[str], at: datetime, superseded_by: str | None = None) -> None: ...
+
+    @abstractmethod
+    def delete_facts(self, ids: Sequence[str]) -> None: ...
+
+    # retrieval
+    @abstractmethod
+    def search_nodes(self, scope: Scope, match: str, limit: int) -> list[tuple[str, float]]:
+        """Full-text match (an ``fts_query`` expression) on node names and summaries:
+        ``(node_id, score)`` best first, score > 0, higher is better."""
+
+    @abstractmethod
+    def search_facts(self, scope: Scope, match: str, limit: int, *, validity: Validity = "current") -> list[Fact]:
+        """Full-text match on fact text (relation and labels), newest first."""
+
+    @abstractmethod
+    def neighbors(
+        self,
+        scope: Scope,
+        node_ids: Sequence[str],
+        *,
+        per_node: int,
+        validity: Validity = "current",
+        as_of: datetime | None = None,
+    ) -> list[Fact]:
+        """Facts touching each node in either direction, at most ``per_node`` per
+        node and direction (pinned first, then most recently updated)."""
+
+    # bookkeeping
+    @abstractmethod
+    def stats(self, scope: Scope) -> Stats: ...
+
+    @abstractmethod
+    def export_rows(self, scope: Scope) -> Iterator[dict[str, Any]]:
+        """Every user, node and fact row of the scope as plain JSON-able dicts."""
+
+    @abstractmethod
+    def import_rows(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+        """Insert rows from ``export_rows``; identical rows already present are skipped."""

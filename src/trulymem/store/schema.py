@@ -1,0 +1,111 @@
+"""Named, transactional schema migrations for the SQLite store, recorded in the database."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timezone
+
+from trulymem.errors import SchemaError
+
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (
+        1,
+        "graph core",
+        f"""
+        CREATE TABLE users(
+            user_id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE nodes(
+            rid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL REFERENCES users(user_id),
+            agent_id TEXT NOT NULL DEFAULT '',
+            app_id TEXT NOT NULL DEFAULT '',
+            name TEXT NOT NULL,
+            key TEXT NOT NULL,
+            type TEXT NOT NULL,
+            summary TEXT,
+            metadata TEXT NOT NULL DEFAULT '{{}}',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE(user_id, agent_id, app_id, key)
+        );
+        CREATE INDEX nodes_user_type ON nodes(user_id, type, created_at);
+        CREATE TABLE facts(
+            rid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL REFERENCES users(user_id),
+            agent_id TEXT NOT NULL DEFAULT '',
+            app_id TEXT NOT NULL DEFAULT '',
+            session_id TEXT NOT NULL DEFAULT '',
+            subject_id TEXT NOT NULL REFERENCES nodes(id),
+            relation TEXT NOT NULL,
+            relation_key TEXT NOT NULL,
+            object_id TEXT NOT NULL REFERENCES nodes(id),
+            kind TEXT NOT NULL,
+            confidence REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+            speculation INTEGER NOT NULL DEFAULT 0,
+            pinned INTEGER NOT NULL DEFAULT 0,
+            type TEXT,
+            source TEXT,
+            metadata TEXT NOT NULL DEFAULT '{{}}',
+            turn_id TEXT,
+            message_ids TEXT NOT NULL DEFAULT '[]',
+            mention_count INTEGER NOT NULL DEFAULT 1,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            valid_at TEXT NOT NULL,
+            invalid_at TEXT,
+            superseded_by TEXT REFERENCES facts(id) ON DELETE SET NULL
+        );
+        -- one valid fact per triple: committing it again reinforces it
+        CREATE UNIQUE INDEX facts_active_triple ON facts(subject_id, relation_key, object_id)
+            WHERE invalid_at IS NULL;
+        CREATE INDEX facts_subject ON facts(subject_id, pinned, updated_at);
+        CREATE INDEX facts_object ON facts(object_id, pinned, updated_at);
+        CREATE INDEX facts_user_relation ON facts(user_id, relation_key);
+        CREATE INDEX facts_user_kind ON facts(user_id, kind, created_at);
+        CREATE INDEX facts_user_type ON facts(user_id, type);
+        CREATE INDEX facts_superseded_by ON facts(superseded_by);
+        CREATE VIRTUAL TABLE nodes_fts USING fts5(doc, tokenize='{FTS_TOKENIZER}');
+        CREATE VIRTUAL TABLE facts_fts USING fts5(doc, tokenize='{FTS_TOKENIZER}');
+        """,
+    ),
+]
+
+LATEST = MIGRATIONS[-1][0]
+
+
+def migrate(conn: sqlite3.Connection) -> list[int]:
+    """Apply pending migrations, each in its own transaction; returns the versions applied."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations("
+        "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+    if done and max(done) > LATEST:
+        raise SchemaError(
+            f"database schema version {max(done)} is newer than this trulymem ({LATEST}); upgrade trulymem"
+        )
+    applied: list[int] = []
+    for version, name, sql in MIGRATIONS:
+        if version in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in sql.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
+                (version, name, datetime.now(timezone.utc).isoformat(timespec="microseconds")),
+            )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        applied.append(version)
+    return applied

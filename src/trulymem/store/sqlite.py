@@ -1,0 +1,536 @@
+"""The embedded default store: one SQLite file (or ``:memory:``), standard library only."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from trulymem.errors import Conflict, StoreError
+from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, new_id
+from trulymem.store.base import (
+    Capabilities,
+    FactQuery,
+    NodeQuery,
+    NodeSpec,
+    Stats,
+    Store,
+    Validity,
+)
+from trulymem.store.schema import migrate
+from trulymem.text import fts_document, relation_key
+
+_CHUNK = 500  # stays below SQLite's bound-parameter limit with room for scope params
+
+_FACT_COLS = (
+    "f.id, f.user_id, f.agent_id, f.app_id, f.session_id, f.subject_id, f.relation, f.object_id, "
+    "f.kind, f.confidence, f.speculation, f.pinned, f.type, f.source, f.metadata, f.turn_id, "
+    "f.message_ids, f.mention_count, f.created_at, f.updated_at, f.valid_at, f.invalid_at, "
+    "f.superseded_by, s.name, o.name"
+)
+_FACT_FROM = "facts f JOIN nodes s ON s.id = f.subject_id JOIN nodes o ON o.id = f.object_id"
+_NODE_COLS = "id, user_id, agent_id, app_id, name, key, type, summary, metadata, created_at, updated_at"
+
+
+def ts(value: datetime) -> str:
+    return value.isoformat(timespec="microseconds")
+
+
+def _dt(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+def _opt(value: str) -> str | None:
+    return value or None
+
+
+def _chunks(seq: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(seq), size):
+        yield seq[i : i + size]
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _fact_doc(relation: str, type_: str | None, kind: str) -> str:
+    return fts_document(relation, type_ or "", kind if kind != EdgeKind.FACT else "")
+
+
+def _row_to_fact(r: tuple[Any, ...]) -> Fact:
+    # Rows come from our own schema: skip validation, parse what needs parsing.
+    return Fact.model_construct(
+        id=r[0], user_id=r[1], agent_id=_opt(r[2]), app_id=_opt(r[3]), session_id=_opt(r[4]),
+        subject_id=r[5], relation=r[6], object_id=r[7], kind=EdgeKind(r[8]), confidence=r[9],
+        speculation=bool(r[10]), pinned=bool(r[11]), type=r[12], source=r[13],
+        metadata=json.loads(r[14]), turn_id=r[15], message_ids=json.loads(r[16]),
+        mention_count=r[17], created_at=_dt(r[18]), updated_at=_dt(r[19]), valid_at=_dt(r[20]),
+        invalid_at=_dt(r[21]), superseded_by=r[22], subject=r[23], object=r[24],
+    )
+
+
+def _row_to_node(r: tuple[Any, ...]) -> Node:
+    return Node.model_construct(
+        id=r[0], user_id=r[1], agent_id=_opt(r[2]), app_id=_opt(r[3]), name=r[4], key=r[5],
+        type=r[6], summary=r[7], metadata=json.loads(r[8]), created_at=_dt(r[9]), updated_at=_dt(r[10]),
+    )
+
+
+def _scope_sql(scope: Scope, alias: str, *, with_session: bool) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    fields = ["user_id", "agent_id", "app_id"] + (["session_id"] if with_session else [])
+    for name in fields:
+        value = getattr(scope, name)
+        if value is not None:
+            clauses.append(f"{alias}.{name} = ?")
+            params.append(value)
+    return (" AND ".join(clauses) or "1"), params
+
+
+def _validity_sql(validity: Validity, as_of: datetime | None, alias: str = "f") -> tuple[str, list[Any]]:
+    if as_of is not None:
+        t = ts(as_of)
+        return (
+            f"{alias}.created_at <= ? AND {alias}.valid_at <= ? "
+            f"AND ({alias}.invalid_at IS NULL OR {alias}.invalid_at > ?)",
+            [t, t, t],
+        )
+    if validity == "current":
+        return f"{alias}.invalid_at IS NULL", []
+    if validity == "invalid":
+        return f"{alias}.invalid_at IS NOT NULL", []
+    return "1", []
+
+
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+class SQLiteStore(Store):
+    """Graph store in one SQLite file: WAL, busy timeout, foreign keys, migrations."""
+
+    capabilities = Capabilities(fulltext=True, vectors=False, concurrent_writers=False)
+
+    def __init__(self, path: str | Path = ":memory:", *, busy_timeout_ms: int = 5000) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
+            )
+            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            if self.path != ":memory:":
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                self._conn.execute("PRAGMA synchronous = NORMAL")
+            migrate(self._conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open database {self.path!r}: {exc}") from exc
+        self._lock = threading.RLock()
+        self._depth = 0
+
+    # --- transactions -------------------------------------------------------
+    @contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[None]:
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            try:
+                self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"cannot start a transaction: {exc}") from exc
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                self._conn.execute("ROLLBACK")
+                raise StoreError(f"commit failed: {exc}") from exc
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.IntegrityError as exc:
+            raise Conflict(f"database constraint failed: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(str(exc)) from exc
+
+    def _many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        try:
+            self._conn.executemany(sql, rows)
+        except sqlite3.IntegrityError as exc:
+            raise Conflict(f"database constraint failed: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(str(exc)) from exc
+
+    # --- users --------------------------------------------------------------
+    def ensure_user(self, user_id: str, now: datetime) -> None:
+        self._q("INSERT OR IGNORE INTO users(user_id, created_at) VALUES (?, ?)", (user_id, ts(now)))
+
+    def user_exists(self, user_id: str) -> bool:
+        return bool(self._q("SELECT 1 FROM users WHERE user_id = ?", (user_id,)))
+
+    # --- nodes --------------------------------------------------------------
+    def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, Node]:
+        ns = (scope.user_id, scope.agent_id or "", scope.app_id or "")
+        wanted: dict[str, NodeSpec] = {}
+        for spec in specs:
+            prev = wanted.get(spec.key)
+            if prev is None or (prev.type == NodeType.ENTITY and spec.type != NodeType.ENTITY):
+                wanted[spec.key] = spec
+        found: dict[str, Node] = {}
+        keys = list(wanted)
+        for chunk in _chunks(keys):
+            for r in self._q(
+                f"SELECT {_NODE_COLS} FROM nodes WHERE user_id = ? AND agent_id = ? AND app_id = ? "
+                f"AND key IN ({_marks(len(chunk))})",
+                (*ns, *chunk),
+            ):
+                found[r[5]] = _row_to_node(r)
+        upgrades = [
+            (wanted[k].type, ts(now), n.id)
+            for k, n in found.items()
+            if n.type == NodeType.ENTITY and wanted[k].type != NodeType.ENTITY
+        ]
+        if upgrades:
+            self._many("UPDATE nodes SET type = ?, updated_at = ? WHERE id = ?", upgrades)
+            for t, _, nid in upgrades:
+                node = next(n for n in found.values() if n.id == nid)
+                node.type = t
+        missing = [wanted[k] for k in keys if k not in found]
+        if missing:
+            t = ts(now)
+            base = self._q("SELECT coalesce(max(rid), 0) FROM nodes")[0][0]
+            new = [
+                Node.model_construct(
+                    id=new_id(), user_id=ns[0], agent_id=scope.agent_id, app_id=scope.app_id,
+                    name=s.name, key=s.key, type=s.type, summary=None, metadata={}, created_at=now, updated_at=now,
+                )
+                for s in missing
+            ]
+            self._many(
+                "INSERT INTO nodes(rid, id, user_id, agent_id, app_id, name, key, type, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(base + i + 1, n.id, *ns, n.name, n.key, n.type, t, t) for i, n in enumerate(new)],
+            )
+            self._many(
+                "INSERT INTO nodes_fts(rowid, doc) VALUES (?, ?)",
+                [(base + i + 1, fts_document(n.name)) for i, n in enumerate(new)],
+            )
+            for n in new:
+                found[n.key] = n
+        return found
+
+    def _index_nodes(self, ids: Sequence[str]) -> None:
+        for chunk in _chunks(ids):
+            rows = self._q(f"SELECT rid, name, summary FROM nodes WHERE id IN ({_marks(len(chunk))})", chunk)
+            self._many("DELETE FROM nodes_fts WHERE rowid = ?", [(r[0],) for r in rows])
+            self._many(
+                "INSERT INTO nodes_fts(rowid, doc) VALUES (?, ?)",
+                [(r[0], fts_document(r[1], r[2] or "")) for r in rows],
+            )
+
+    def update_node(self, node_id: str, now: datetime, *, summary: str | None = None) -> None:
+        self._q("UPDATE nodes SET summary = ?, updated_at = ? WHERE id = ?", (summary, ts(now), node_id))
+        self._index_nodes([node_id])
+
+    def nodes(self, query: NodeQuery) -> list[Node]:
+        where, params = _scope_sql(query.scope, "n", with_session=False)
+        clauses = [where]
+        for col, values in (("id", query.ids), ("key", query.keys), ("type", query.types)):
+            if values is not None:
+                if not values:
+                    return []
+                clauses.append(f"n.{col} IN ({_marks(len(values))})")
+                params.extend(values)
+        order = "DESC" if query.newest_first else "ASC"
+        sql = f"SELECT {_NODE_COLS} FROM nodes n WHERE {' AND '.join(clauses)} ORDER BY n.created_at {order}, n.rid {order}"
+        if query.limit is not None:
+            sql += " LIMIT ?"
+            params.append(query.limit)
+        return [_row_to_node(r) for r in self._q(sql, params)]
+
+    def delete_orphan_nodes(self, node_ids: Sequence[str]) -> list[str]:
+        deleted: list[str] = []
+        for chunk in _chunks(list(dict.fromkeys(node_ids))):
+            rows = self._q(
+                f"SELECT rid, id FROM nodes n WHERE id IN ({_marks(len(chunk))}) "
+                "AND NOT EXISTS (SELECT 1 FROM facts WHERE subject_id = n.id) "
+                "AND NOT EXISTS (SELECT 1 FROM facts WHERE object_id = n.id)",
+                chunk,
+            )
+            self._many("DELETE FROM nodes_fts WHERE rowid = ?", [(r[0],) for r in rows])
+            self._many("DELETE FROM nodes WHERE rid = ?", [(r[0],) for r in rows])
+            deleted.extend(r[1] for r in rows)
+        return deleted
+
+    # --- facts --------------------------------------------------------------
+    def _fact_where(self, q: FactQuery) -> tuple[str, list[Any]] | None:
+        where, params = _scope_sql(q.scope, "f", with_session=True)
+        clauses = [where]
+        for col, values in (
+            ("f.id", q.ids),
+            ("f.subject_id", q.subject_ids),
+            ("f.object_id", q.object_ids),
+            ("f.relation_key", q.relation_keys),
+            ("f.kind", [str(k) for k in q.kinds] if q.kinds is not None else None),
+            ("f.type", q.types),
+        ):
+            if values is not None:
+                if not values:
+                    return None
+                clauses.append(f"{col} IN ({_marks(len(values))})")
+                params.extend(values)
+        if q.node_ids is not None:
+            if not q.node_ids:
+                return None
+            m = _marks(len(q.node_ids))
+            clauses.append(f"(f.subject_id IN ({m}) OR f.object_id IN ({m}))")
+            params.extend(q.node_ids)
+            params.extend(q.node_ids)
+        if q.source is not None:
+            clauses.append("f.source = ?")
+            params.append(q.source)
+        for col, text in (("s.key", q.subject_contains), ("f.relation_key", q.relation_contains), ("o.key", q.object_contains)):
+            if text is not None:
+                clauses.append(f"{col} LIKE ? ESCAPE '\\'")
+                params.append(_like(text))
+        vsql, vparams = _validity_sql(q.validity, q.as_of)
+        clauses.append(vsql)
+        params.extend(vparams)
+        if q.valid_from is not None:
+            clauses.append("f.valid_at >= ?")
+            params.append(ts(q.valid_from))
+        if q.valid_to is not None:
+            clauses.append("f.valid_at <= ?")
+            params.append(ts(q.valid_to))
+        return " AND ".join(clauses), params
+
+    def facts(self, query: FactQuery) -> list[Fact]:
+        built = self._fact_where(query)
+        if built is None:
+            return []
+        where, params = built
+        order = "DESC" if query.newest_first else "ASC"
+        sql = f"SELECT {_FACT_COLS} FROM {_FACT_FROM} WHERE {where} ORDER BY f.created_at {order}, f.rid {order}"
+        if query.limit is not None or query.offset:
+            sql += " LIMIT ? OFFSET ?"
+            params += [query.limit if query.limit is not None else -1, query.offset]
+        return [_row_to_fact(r) for r in self._q(sql, params)]
+
+    def count_facts(self, query: FactQuery) -> int:
+        built = self._fact_where(query)
+        if built is None:
+            return 0
+        where, params = built
+        return int(self._q(f"SELECT count(*) FROM {_FACT_FROM} WHERE {where}", params)[0][0])
+
+    def active_facts_for(self, triples: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], Fact]:
+        out: dict[tuple[str, str, str], Fact] = {}
+        wanted = set(triples)
+        subjects = list({t[0] for t in triples})
+        for chunk in _chunks(subjects):
+            rows = self._q(
+                f"SELECT {_FACT_COLS}, f.relation_key FROM {_FACT_FROM} "
+                f"WHERE f.subject_id IN ({_marks(len(chunk))}) AND f.invalid_at IS NULL",
+                chunk,
+            )
+            for r in rows:
+                key = (r[5], r[25], r[7])
+                if key in wanted:
+                    out[key] = _row_to_fact(r)
+        return out
+
+    def insert_facts(self, facts: Sequence[Fact]) -> None:
+        # Explicit rowids (we hold the write lock) let the FTS rows be written in one batch.
+        base = self._q("SELECT coalesce(max(rid), 0) FROM facts")[0][0]
+        rows = []
+        for i, f in enumerate(facts):
+            rows.append((
+                base + i + 1, f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "", f.subject_id,
+                f.relation, relation_key(f.relation), f.object_id, str(f.kind), f.confidence,
+                int(f.speculation), int(f.pinned), f.type, f.source,
+                json.dumps(f.metadata, ensure_ascii=False, sort_keys=True), f.turn_id,
+                json.dumps(f.message_ids, ensure_ascii=False), f.mention_count, ts(f.created_at),
+                ts(f.updated_at), ts(f.valid_at), ts(f.invalid_at) if f.invalid_at else None, f.superseded_by,
+            ))
+        self._many(
+            "INSERT INTO facts(rid, id, user_id, agent_id, app_id, session_id, subject_id, relation, relation_key, "
+            "object_id, kind, confidence, speculation, pinned, type, source, metadata, turn_id, message_ids, "
+            "mention_count, created_at, updated_at, valid_at, invalid_at, superseded_by) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        self._many(
+            "INSERT INTO facts_fts(rowid, doc) VALUES (?, ?)",
+            [(base + i + 1, _fact_doc(f.relation, f.type, str(f.kind))) for i, f in enumerate(facts)],
+        )
+
+    def reinforce_facts(self, updates: Sequence[Fact]) -> None:
+        self._many(
+            "UPDATE facts SET mention_count = ?, updated_at = ?, confidence = ?, speculation = ?, pinned = ?, "
+            "metadata = ?, type = ? WHERE id = ?",
+            [
+                (f.mention_count, ts(f.updated_at), f.confidence, int(f.speculation), int(f.pinned),
+                 json.dumps(f.metadata, ensure_ascii=False, sort_keys=True), f.type, f.id)
+                for f in updates
+            ],
+        )
+
+    def invalidate_facts(self, ids: Sequence[str], at: datetime, superseded_by: str | None = None) -> None:
+        self._many(
+            "UPDATE facts SET invalid_at = COALESCE(invalid_at, ?), superseded_by = COALESCE(?, superseded_by) "
+            "WHERE id = ?",
+            [(ts(at), superseded_by, i) for i in ids],
+        )
+
+    def delete_facts(self, ids: Sequence[str]) -> None:
+        for chunk in _chunks(list(ids)):
+            rids = self._q(f"SELECT rid FROM facts WHERE id IN ({_marks(len(chunk))})", chunk)
+            self._many("DELETE FROM facts_fts WHERE rowid = ?", rids)
+            self._many("DELETE FROM facts WHERE rid = ?", rids)
+
+    # --- retrieval ----------------------------------------------------------
+    def search_nodes(self, scope: Scope, match: str, limit: int) -> list[tuple[str, float]]:
+        where, params = _scope_sql(scope, "n", with_session=False)
+        rows = self._q(
+            f"SELECT n.id, nodes_fts.rank FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid "
+            f"WHERE nodes_fts MATCH ? AND {where} ORDER BY nodes_fts.rank LIMIT ?",
+            (match, *params, limit),
+        )
+        # FTS5 rank is bm25 negated: more negative is better.
+        return [(r[0], -float(r[1])) for r in rows]
+
+    def search_facts(self, scope: Scope, match: str, limit: int, *, validity: Validity = "current") -> list[Fact]:
+        where, params = _scope_sql(scope, "f", with_session=True)
+        vsql, vparams = _validity_sql(validity, None)
+        # Walk the index newest-first instead of ranking every hit: relation words are common.
+        rows = self._q(
+            f"SELECT {_FACT_COLS} FROM facts_fts JOIN facts f ON f.rid = facts_fts.rowid "
+            "JOIN nodes s ON s.id = f.subject_id JOIN nodes o ON o.id = f.object_id "
+            f"WHERE facts_fts MATCH ? AND {where} AND {vsql} ORDER BY facts_fts.rowid DESC LIMIT ?",
+            (match, *params, *vparams, limit),
+        )
+        return [_row_to_fact(r) for r in rows]
+
+    def neighbors(
+        self,
+        scope: Scope,
+        node_ids: Sequence[str],
+        *,
+        per_node: int,
+        validity: Validity = "current",
+        as_of: datetime | None = None,
+    ) -> list[Fact]:
+        where, params = _scope_sql(scope, "f", with_session=True)
+        vsql, vparams = _validity_sql(validity, as_of)
+        out: dict[str, Fact] = {}
+        for column in ("subject_id", "object_id"):
+            sql = (
+                f"SELECT {_FACT_COLS} FROM {_FACT_FROM} WHERE f.{column} = ? AND {where} AND {vsql} "
+                f"ORDER BY f.pinned DESC, f.updated_at DESC LIMIT ?"
+            )
+            for nid in node_ids:
+                for r in self._q(sql, (nid, *params, *vparams, per_node)):
+                    if r[0] not in out:
+                        out[r[0]] = _row_to_fact(r)
+        return list(out.values())
+
+    # --- bookkeeping --------------------------------------------------------
+    def stats(self, scope: Scope) -> Stats:
+        st = Stats()
+        nwhere, nparams = _scope_sql(scope, "n", with_session=False)
+        for t, c in self._q(f"SELECT type, count(*) FROM nodes n WHERE {nwhere} GROUP BY type", nparams):
+            st.nodes_by_type[t] = c
+        fwhere, fparams = _scope_sql(scope, "f", with_session=True)
+        for kind, valid, c in self._q(
+            f"SELECT kind, invalid_at IS NULL, count(*) FROM facts f WHERE {fwhere} GROUP BY 1, 2", fparams
+        ):
+            st.facts_by_kind.setdefault(kind, {"valid": 0, "invalid": 0})["valid" if valid else "invalid"] = c
+        if scope.user_id is None:
+            st.users = int(self._q("SELECT count(*) FROM users")[0][0])
+        else:
+            st.users = int(self.user_exists(scope.user_id))
+        return st
+
+    def export_rows(self, scope: Scope) -> Iterator[dict[str, Any]]:
+        if scope.user_id is None:
+            users = self._q("SELECT user_id, created_at FROM users ORDER BY created_at, user_id")
+        else:
+            users = self._q("SELECT user_id, created_at FROM users WHERE user_id = ?", (scope.user_id,))
+        for u in users:
+            yield {"record": "user", "user_id": u[0], "created_at": u[1]}
+        nwhere, nparams = _scope_sql(scope, "n", with_session=False)
+        for r in self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE {nwhere} ORDER BY rid", nparams):
+            yield {"record": "node", **_row_to_node(r).model_dump(mode="json")}
+        fwhere, fparams = _scope_sql(scope, "f", with_session=True)
+        for r in self._q(f"SELECT {_FACT_COLS} FROM {_FACT_FROM} WHERE {fwhere} ORDER BY f.rid", fparams):
+            row = _row_to_fact(r).model_dump(mode="json", exclude={"subject", "object"})
+            yield {"record": "fact", **row}
+
+    def import_rows(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+        counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
+        links: list[tuple[str, str]] = []  # superseded_by may point at a fact later in the file
+        for row in rows:
+            kind = row.get("record")
+            if kind == "user":
+                cur = self._conn.execute(
+                    "INSERT OR IGNORE INTO users(user_id, created_at) VALUES (?, ?)", (row["user_id"], row["created_at"])
+                )
+                counts["users" if cur.rowcount else "skipped"] += 1
+            elif kind == "node":
+                node = Node.model_validate({k: v for k, v in row.items() if k != "record"})
+                existing = self.nodes(NodeQuery(scope=Scope.everyone(), ids=[node.id]))
+                if existing:
+                    if existing[0].model_dump(mode="json") != node.model_dump(mode="json"):
+                        raise Conflict(f"node {node.id} already exists with different content", field="id")
+                    counts["skipped"] += 1
+                    continue
+                self._q(
+                    "INSERT INTO nodes(id, user_id, agent_id, app_id, name, key, type, summary, metadata, "
+                    "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (node.id, node.user_id, node.agent_id or "", node.app_id or "", node.name, node.key, node.type,
+                     node.summary, json.dumps(node.metadata, ensure_ascii=False, sort_keys=True),
+                     ts(node.created_at), ts(node.updated_at)),
+                )
+                self._index_nodes([node.id])
+                counts["nodes"] += 1
+            elif kind == "fact":
+                fact = Fact.model_validate({k: v for k, v in row.items() if k != "record"})
+                existing = self.facts(FactQuery(scope=Scope.everyone(), ids=[fact.id], validity="all"))
+                if existing:
+                    if existing[0].model_dump(mode="json", exclude={"subject", "object"}) != fact.model_dump(
+                        mode="json", exclude={"subject", "object"}
+                    ):
+                        raise Conflict(f"fact {fact.id} already exists with different content", field="id")
+                    counts["skipped"] += 1
+                    continue
+                if fact.superseded_by:
+                    links.append((fact.superseded_by, fact.id))
+                self.insert_facts([fact.model_copy(update={"superseded_by": None})])
+                counts["facts"] += 1
+            else:
+                raise StoreError(f"unknown record type {kind!r}")
+        self._many("UPDATE facts SET superseded_by = ? WHERE id = ?", links)
+        return counts

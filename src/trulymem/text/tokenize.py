@@ -1,0 +1,74 @@
+"""Tokens for full-text search that work for English and Chinese alike.
+
+SQLite's ``unicode61`` tokenizer treats a run of CJK characters as one token and
+the trigram tokenizer cannot match two-character words (猫娘, 成语), so we
+tokenise before indexing: CJK runs become overlapping character bigrams (a lone
+character stays a unigram), everything else becomes case-folded words. Queries
+are tokenised the same way, so a Chinese word matches wherever its characters
+appear next to each other.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# CJK ideographs, kana and hangul: scripts written without spaces between words.
+_CJK = (
+    r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+    r"\U00020000-\U0002fa1f"
+)
+_TOKEN = re.compile(rf"([{_CJK}]+)|([^\W_]+)", re.UNICODE)
+_SPLIT_INTENT = re.compile(r"[,，、;；|\s]+")
+
+
+def _cjk_grams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def tokens(text: str) -> list[str]:
+    """Case-folded word tokens, CJK runs as bigrams; ``snake_case`` splits into words."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    out: list[str] = []
+    for cjk, word in _TOKEN.findall(text):
+        if cjk:
+            out.extend(_cjk_grams(cjk))
+        else:
+            out.append(word)
+    return out
+
+
+def fts_document(*parts: str) -> str:
+    """The text to index for a row: its tokens joined by spaces."""
+    return " ".join(t for part in parts if part for t in tokens(part))
+
+
+def query_terms(query: str) -> list[str]:
+    """Split a query intent like ``"AI,persona,role"`` or ``"猫娘 成语"`` into terms."""
+    return [t for t in (s.strip() for s in _SPLIT_INTENT.split(unicodedata.normalize("NFKC", query))) if t]
+
+
+def _quote(tok: str) -> str:
+    return '"' + tok.replace('"', '""') + '"'
+
+
+def fts_query(terms: list[str]) -> str | None:
+    """An FTS5 MATCH expression: any term matches; a term's own tokens form a phrase.
+
+    Returns ``None`` when no term has a searchable token (punctuation only).
+    """
+    clauses: list[str] = []
+    for term in terms:
+        toks = tokens(term)
+        if not toks:
+            continue
+        if len(toks) == 1 and len(toks[0]) == 1 and re.match(rf"[{_CJK}]", toks[0]):
+            # A single CJK character is indexed only inside bigrams: prefix-match them.
+            clauses.append(f"({_quote(toks[0])} OR {_quote(toks[0])}*)")
+        elif len(toks) == 1:
+            clauses.append(_quote(toks[0]))
+        else:
+            clauses.append(_quote(" ".join(toks)))  # a phrase: tokens adjacent, in order
+    return " OR ".join(clauses) if clauses else None

@@ -1,0 +1,147 @@
+"""Tools are defined once — a name, a description, a typed input model and a
+function — and rendered from that one definition for every interface: OpenAI
+function calling, Anthropic tool use, MCP, the CLI and the Python API."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from trulymem.errors import InvalidInput, TrulyMemError
+from trulymem.model import Scope
+from trulymem.store.base import Store
+
+In = TypeVar("In", bound=BaseModel)
+
+
+class ToolInput(BaseModel):
+    """Base of every tool's input: unknown fields are an error, not ignored."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+@dataclass
+class ToolContext:
+    """What a tool runs against: the store, whose memory, the time, this turn's calls."""
+
+    store: Store
+    scope: Scope
+    now: datetime
+    turn_calls: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class Tool(Generic[In]):
+    name: str
+    description: str
+    input_model: type[In]
+    run: Callable[[ToolContext, In], BaseModel]
+    writes: bool = True
+
+    def parameters(self) -> dict[str, Any]:
+        """The input JSON schema with ``$ref``s inlined (some tool APIs reject ``$defs``)."""
+        return _inline_refs(self.input_model.model_json_schema())
+
+    def openai_schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters()},
+        }
+
+    def anthropic_schema(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": self.parameters()}
+
+    def parse(self, args: dict[str, Any] | In) -> In:
+        if isinstance(args, self.input_model):
+            return args
+        if not isinstance(args, dict):
+            raise InvalidInput(f"arguments must be a JSON object, got {type(args).__name__}", field="arguments")
+        try:
+            return self.input_model.model_validate(args)
+        except ValidationError as exc:
+            raise invalid_from(exc) from None
+
+
+@dataclass
+class ToolResult:
+    """What a tool call gives back, success or failure, as plain data."""
+
+    tool: str
+    ok: bool
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = field(default=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"tool": self.tool, "ok": self.ok}
+        out["result" if self.ok else "error"] = self.result if self.ok else self.error
+        return out
+
+
+REGISTRY: dict[str, Tool[Any]] = {}
+
+
+def register(tool: Tool[Any]) -> Tool[Any]:
+    if tool.name in REGISTRY:
+        raise RuntimeError(f"tool {tool.name} defined twice")
+    REGISTRY[tool.name] = tool
+    return tool
+
+
+def get_tool(name: str) -> Tool[Any]:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise InvalidInput(f"unknown tool {name!r}; known: {', '.join(sorted(REGISTRY))}", field="tool") from None
+
+
+def run_tool(tool: Tool[Any], ctx: ToolContext, args: dict[str, Any] | BaseModel) -> BaseModel:
+    """Validate, then run in one transaction: all or nothing. Raises ``TrulyMemError``."""
+    parsed = tool.parse(args)
+    with ctx.store.transaction(write=tool.writes):
+        return tool.run(ctx, parsed)
+
+
+def call_tool(name: str, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    """Like ``run_tool`` but every expected failure comes back as data for an LLM."""
+    try:
+        tool = get_tool(name)
+        out = run_tool(tool, ctx, args)
+    except TrulyMemError as exc:
+        return ToolResult(tool=name, ok=False, error=exc.to_dict())
+    return ToolResult(tool=name, ok=True, result=out.model_dump(mode="json"))
+
+
+def invalid_from(exc: ValidationError) -> InvalidInput:
+    errors = exc.errors()
+    first = errors[0]
+    loc = ".".join(str(p) for p in first["loc"]) or None
+    msg = first["msg"]
+    if first["type"] == "extra_forbidden":
+        msg = "is not a known field"
+    elif first["type"] == "missing":
+        msg = "is required"
+    if len(errors) > 1:
+        msg += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    return InvalidInput(msg, field=loc)
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    defs = schema.pop("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = copy.deepcopy(defs[node["$ref"].rsplit("/", 1)[-1]])
+                extra = {k: v for k, v in node.items() if k != "$ref"}
+                return walk({**target, **extra})
+            return {k: walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(schema)

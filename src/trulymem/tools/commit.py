@@ -1,0 +1,156 @@
+"""``memory_commit``: write triplets; the same triplet twice reinforces one fact."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from trulymem.model import EdgeKind, Fact, NodeType, as_utc, new_id
+from trulymem.store.base import NodeSpec
+from trulymem.text import clean_text, name_key, relation_key
+from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+from trulymem.tools.fields import (
+    MAX_TRIPLETS,
+    Confidence,
+    Label,
+    Metadata,
+    Name,
+    NodeTypeName,
+    Relation,
+    Text,
+)
+
+_KINDS = {k.value.casefold(): k for k in EdgeKind if k is not EdgeKind.FACT}
+
+
+class TripletIn(ToolInput):
+    subject: Name = Field(description="The thing the fact is about, e.g. 'user' or 'idiom_chain_current'.")
+    relation: Relation = Field(description="What links subject to object, e.g. 'likes', 'lives_in', 'content'.")
+    object: Text = Field(description="The value or thing, e.g. 'rock music' or '为所欲为'.")
+    confidence: Confidence = Field(1.0, description="How sure, 0 to 1.")
+    subject_type: NodeTypeName | None = Field(None, description="Node type of the subject, default EntityNode.")
+    object_type: NodeTypeName | None = Field(None, description="Node type of the object, default EntityNode.")
+    speculation: bool = Field(False, description="True when inferred rather than stated by the user.")
+    type: Label | None = Field(None, description="A category label, e.g. 'preference' or 'session_state'.")
+    pinned: bool = Field(False, description="Pinned facts rank first and are never consolidated away.")
+    source: Label | None = Field(None, description="Where the fact came from, e.g. 'user' or 'import'.")
+    metadata: Metadata = Field(default_factory=dict, description="Free JSON metadata.")
+    valid_at: datetime | None = Field(None, description="When the fact became true (event time); default now.")
+
+
+class CommitInput(ToolInput):
+    triplets: list[TripletIn] = Field(min_length=1, max_length=MAX_TRIPLETS)
+    turn_id: Label | None = Field(None, description="Provenance: the conversation turn that produced these facts.")
+    message_ids: list[Label] = Field(default_factory=list, max_length=100, description="Provenance: message ids.")
+
+
+class CommittedFact(BaseModel):
+    id: str
+    status: Literal["created", "reinforced"]
+    text: str
+    mention_count: int
+
+
+class CommitResult(BaseModel):
+    created: list[str]
+    reinforced: list[str]
+    facts: list[CommittedFact]
+
+
+def edge_kind(relation: str) -> EdgeKind:
+    """Structural relations (``HAS_STATE`` …) keep their kind; anything else is a plain fact."""
+    return _KINDS.get(relation_key(relation), EdgeKind.FACT)
+
+
+def commit_triplets(
+    ctx: ToolContext,
+    triplets: list[TripletIn],
+    *,
+    kind: EdgeKind | None = None,
+    turn_id: str | None = None,
+    message_ids: list[str] | None = None,
+) -> list[tuple[Fact, str]]:
+    """Resolve nodes, then insert new facts and reinforce existing ones, as one batch.
+
+    Returns ``(fact, "created" | "reinforced")`` in input order (a triplet repeated
+    within the batch reinforces its own first occurrence)."""
+    scope, store, now = ctx.scope.writable(), ctx.store, ctx.now
+    store.ensure_user(scope.user_id, now)  # type: ignore[arg-type]
+    specs: list[NodeSpec] = []
+    for t in triplets:
+        specs.append(NodeSpec(name_key(t.subject), clean_text(t.subject), t.subject_type or NodeType.ENTITY))
+        specs.append(NodeSpec(name_key(t.object), clean_text(t.object), t.object_type or NodeType.ENTITY))
+    nodes = store.resolve_nodes(scope, specs, now)
+    triples = [
+        (nodes[name_key(t.subject)].id, relation_key(t.relation), nodes[name_key(t.object)].id) for t in triplets
+    ]
+    existing = store.active_facts_for(triples)
+    batch: dict[tuple[str, str, str], tuple[Fact, str]] = {}
+    for t, triple in zip(triplets, triples):
+        prior = batch.get(triple)
+        if prior is None and triple in existing:
+            prior = (existing[triple], "reinforced")
+        if prior is not None:
+            fact, status = prior
+            batch[triple] = (_reinforce(fact, t, now), status)
+            continue
+        fact = Fact.model_construct(
+            id=new_id(), user_id=scope.user_id, agent_id=scope.agent_id, app_id=scope.app_id,
+            session_id=scope.session_id, subject_id=triple[0], relation=clean_text(t.relation),
+            object_id=triple[2], kind=kind or edge_kind(t.relation), confidence=t.confidence,
+            speculation=t.speculation, pinned=t.pinned, type=t.type, source=t.source, metadata=dict(t.metadata),
+            turn_id=turn_id, message_ids=list(message_ids or []), mention_count=1, created_at=now,
+            updated_at=now, valid_at=as_utc(t.valid_at) if t.valid_at else now, invalid_at=None,
+            superseded_by=None, subject=clean_text(t.subject), object=clean_text(t.object),
+        )
+        batch[triple] = (fact, "created")
+    store.insert_facts([f for f, status in batch.values() if status == "created"])
+    store.reinforce_facts([f for f, status in batch.values() if status == "reinforced"])
+    return [batch[triple] for triple in triples]
+
+
+def _reinforce(fact: Fact, t: TripletIn, now: datetime) -> Fact:
+    merged: dict[str, Any] = {**fact.metadata, **t.metadata}
+    return fact.model_copy(
+        update={
+            "mention_count": fact.mention_count + 1,
+            "updated_at": now,
+            "confidence": max(fact.confidence, t.confidence),
+            # A user stating what was only guessed makes it a plain fact.
+            "speculation": fact.speculation and t.speculation,
+            "pinned": fact.pinned or t.pinned,
+            "type": t.type or fact.type,
+            "metadata": merged,
+        }
+    )
+
+
+def _commit(ctx: ToolContext, inp: CommitInput) -> CommitResult:
+    done = commit_triplets(ctx, inp.triplets, turn_id=inp.turn_id, message_ids=inp.message_ids)
+    seen: set[str] = set()
+    facts: list[CommittedFact] = []
+    for fact, status in done:
+        if fact.id in seen:
+            continue
+        seen.add(fact.id)
+        facts.append(CommittedFact(id=fact.id, status=status, text=fact.render(), mention_count=fact.mention_count))  # type: ignore[arg-type]
+    return CommitResult(
+        created=[f.id for f in facts if f.status == "created"],
+        reinforced=[f.id for f in facts if f.status == "reinforced"],
+        facts=facts,
+    )
+
+
+memory_commit = register(
+    Tool(
+        name="memory_commit",
+        description=(
+            "Store facts as (subject) -[relation]-> (object) triplets. Write what the user states; "
+            "anything you only infer must have speculation=true. Committing a known fact again reinforces it."
+        ),
+        input_model=CommitInput,
+        run=_commit,
+    )
+)

@@ -1,0 +1,98 @@
+"""``context_rewrite``: validate an in-turn summary of tool calls.
+
+The agent runtime replaces the turn's tool-call history with [user message,
+summary] once this accepts the summary; the check lives here so every
+interface validates the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from pydantic import BaseModel, Field
+
+from trulymem.errors import InvalidInput
+from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+
+MAX_SUMMARY = 8000
+_EN = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen " \
+      "sixteen seventeen eighteen nineteen twenty".split()
+_ZH = "零一二三四五六七八九十"
+
+
+class ContextRewriteInput(ToolInput):
+    summary: str = Field(min_length=1, max_length=MAX_SUMMARY,
+                         description="Plain-language summary of this turn's tool calls and what they returned. "
+                                     "It must name every tool called and say how many calls it summarizes.")
+    tool_calls_summarized: int = Field(ge=1, le=1000, description="How many tool calls the summary covers.")
+
+
+class ContextRewriteResult(BaseModel):
+    accepted: bool
+    summary: str
+    tool_calls_summarized: int
+    tools: dict[str, int]
+
+
+def _number_words(n: int) -> list[str]:
+    words = [str(n)]
+    if n < len(_EN):
+        words.append(_EN[n])
+    if n <= 10:
+        words.append(_ZH[n])
+    elif n < 20:
+        words.append("十" + (_ZH[n - 10] if n > 10 else ""))
+    return words
+
+
+def _states_number(summary: str, n: int) -> bool:
+    text = summary.casefold()
+    for word in _number_words(n):
+        if word.isascii():
+            if re.search(rf"(?<![\w.]){re.escape(word)}(?![\w.])", text):
+                return True
+        elif word in text:
+            return True
+    return False
+
+
+def validate_rewrite(summary: str, tool_calls_summarized: int, turn_calls: list[str]) -> dict[str, int]:
+    """Check the summary against this turn's real calls; returns the call counts by tool."""
+    calls = [c for c in turn_calls if c != "context_rewrite"]
+    counts = Counter(calls)
+    if not calls:
+        raise InvalidInput("there are no tool calls in this turn to summarize", field="tool_calls_summarized")
+    if tool_calls_summarized != len(calls):
+        listing = ", ".join(f"{name}×{n}" for name, n in counts.items())
+        raise InvalidInput(
+            f"says {tool_calls_summarized} but this turn made {len(calls)} tool calls ({listing})",
+            field="tool_calls_summarized",
+        )
+    missing = [name for name in counts if name.casefold() not in summary.casefold()]
+    if missing:
+        raise InvalidInput(f"does not name the tools it summarizes: {', '.join(missing)}", field="summary")
+    if not _states_number(summary, len(calls)):
+        raise InvalidInput(f"must state how many calls it summarizes ({len(calls)})", field="summary")
+    return dict(counts)
+
+
+def _context_rewrite(ctx: ToolContext, inp: ContextRewriteInput) -> ContextRewriteResult:
+    if ctx.turn_calls is None:
+        raise InvalidInput("context_rewrite only works inside an agent turn (no tool calls recorded)",
+                           field="tool_calls_summarized")
+    tools = validate_rewrite(inp.summary, inp.tool_calls_summarized, ctx.turn_calls)
+    return ContextRewriteResult(accepted=True, summary=inp.summary.strip(),
+                                tool_calls_summarized=inp.tool_calls_summarized, tools=tools)
+
+
+context_rewrite = register(Tool(
+    name="context_rewrite",
+    description=(
+        "Compress this turn's tool results into a short summary so the conversation keeps only "
+        "[user message, summary]. Name every tool you called and how many calls you are summarizing."
+    ),
+    input_model=ContextRewriteInput,
+    run=_context_rewrite,
+    writes=False,
+))

@@ -1,0 +1,41 @@
+"""Input field types with the limits every tool shares."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field, StringConstraints
+
+
+MAX_NAME = 500
+MAX_TEXT = 4000
+MAX_RELATION = 100
+MAX_LABEL = 64
+MAX_METADATA_BYTES = 16_384
+MAX_TRIPLETS = 5000
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT)]
+Relation = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_RELATION)]
+Label = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_LABEL, pattern=r"^[\w.:-]+$")
+]
+NodeTypeName = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_LABEL, pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
+]
+Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def _small_json(value: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    try:
+        size = len(json.dumps(value, ensure_ascii=False))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"must be JSON-serialisable: {exc}") from None
+    if size > MAX_METADATA_BYTES:
+        raise ValueError(f"is {size} bytes of JSON; the limit is {MAX_METADATA_BYTES}")
+    return value
+
+
+Metadata = Annotated[dict[str, Any], AfterValidator(_small_json)]

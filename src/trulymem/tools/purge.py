@@ -1,0 +1,172 @@
+"""``memory_purge``: invalidate, supersede or (explicitly) delete facts.
+
+Criteria combine with AND and match exactly; ``*_contains`` fields match
+substrings. A criterion that resolves to nothing makes the whole purge match
+nothing — a purge never widens because one of its filters found no node.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from trulymem.errors import InvalidInput, NotFound
+from trulymem.model import EdgeKind, Fact
+from trulymem.store.base import FactQuery, NodeQuery
+from trulymem.text import name_key, relation_key
+from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+from trulymem.tools.commit import TripletIn, commit_triplets
+from trulymem.tools.fields import Confidence, Label, Metadata, Name, Relation, Text
+
+MAX_PURGE = 10_000
+
+
+class PurgeCriteria(ToolInput):
+    ids: list[Label] | None = Field(None, min_length=1, max_length=1000, description="Exact fact ids.")
+    subject: Name | None = Field(None, description="Exact subject name (case/width-insensitive).")
+    relation: Relation | None = Field(None, description="Exact relation name.")
+    object: Text | None = Field(None, description="Exact object name.")
+    subject_contains: Name | None = Field(None, description="Substring of the subject name.")
+    relation_contains: Relation | None = Field(None, description="Substring of the relation name.")
+    object_contains: Text | None = Field(None, description="Substring of the object name.")
+    kind: EdgeKind | None = None
+    type: Label | None = None
+    source: Label | None = None
+    include_invalid: bool = Field(False, description="Also match facts that are already invalid (hard mode).")
+
+    def is_empty(self) -> bool:
+        return not any(v is not None for k, v in self.model_dump().items() if k != "include_invalid")
+
+
+class Replacement(ToolInput):
+    subject: Name | None = Field(None, description="Default: the purged facts' subject.")
+    relation: Relation | None = Field(None, description="Default: the purged facts' relation.")
+    object: Text
+    confidence: Confidence = 1.0
+    speculation: bool = False
+    type: Label | None = None
+    pinned: bool = False
+    metadata: Metadata = Field(default_factory=dict)
+
+
+class PurgeInput(ToolInput):
+    criteria: PurgeCriteria
+    mode: Literal["soft", "supersede", "hard"] = Field(
+        "soft", description="soft: invalidate (kept in history); supersede: invalidate and commit the "
+        "replacement; hard: delete rows for good (needs confirm=true)."
+    )
+    replacement: Replacement | None = None
+    confirm: bool = Field(False, description="Required for mode=hard.")
+    dry_run: bool = Field(False, description="Only show what would be affected.")
+
+    @model_validator(mode="after")
+    def _check(self) -> "PurgeInput":
+        if self.criteria.is_empty():
+            raise ValueError("a purge needs at least one criterion; refusing to match everything")
+        if self.mode == "supersede" and self.replacement is None:
+            raise ValueError("mode=supersede needs a replacement")
+        if self.mode != "supersede" and self.replacement is not None:
+            raise ValueError(f"a replacement only applies to mode=supersede, not mode={self.mode}")
+        if self.mode == "hard" and not self.confirm and not self.dry_run:
+            raise ValueError("mode=hard deletes for good: set confirm=true (or dry_run=true to preview)")
+        if self.criteria.include_invalid and self.mode != "hard":
+            raise ValueError("include_invalid only applies to mode=hard")
+        return self
+
+
+class PurgedFact(BaseModel):
+    id: str
+    text: str
+    valid: bool
+
+
+class PurgeResult(BaseModel):
+    mode: str
+    dry_run: bool
+    matched: list[PurgedFact]
+    replacement_id: str | None = None
+    deleted_nodes: list[str] = Field(default_factory=list)
+
+
+def _node_ids(ctx: ToolContext, name: str) -> list[str]:
+    return [n.id for n in ctx.store.nodes(NodeQuery(scope=ctx.scope, keys=[name_key(name)]))]
+
+
+def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
+    scope, store, c = ctx.scope.writable(), ctx.store, inp.criteria
+    if not store.user_exists(scope.user_id):  # type: ignore[arg-type]
+        raise NotFound(f"unknown user {scope.user_id!r}: no memories stored", field="user_id")
+    query = FactQuery(
+        scope=scope,
+        ids=c.ids,
+        subject_ids=_node_ids(ctx, c.subject) if c.subject is not None else None,
+        object_ids=_node_ids(ctx, c.object) if c.object is not None else None,
+        relation_keys=[relation_key(c.relation)] if c.relation is not None else None,
+        kinds=[c.kind] if c.kind is not None else None,
+        types=[c.type] if c.type is not None else None,
+        source=c.source,
+        subject_contains=name_key(c.subject_contains) if c.subject_contains else None,
+        relation_contains=relation_key(c.relation_contains) if c.relation_contains else None,
+        object_contains=name_key(c.object_contains) if c.object_contains else None,
+        validity="all" if c.include_invalid else "current",
+        limit=MAX_PURGE + 1,
+    )
+    facts = store.facts(query)
+    if len(facts) > MAX_PURGE:
+        raise InvalidInput(f"matches more than {MAX_PURGE} facts; narrow the criteria", field="criteria")
+    result = PurgeResult(
+        mode=inp.mode,
+        dry_run=inp.dry_run,
+        matched=[PurgedFact(id=f.id, text=f.render(), valid=f.is_valid) for f in facts],
+    )
+    if not facts:
+        return result
+    if inp.mode == "supersede":
+        rep = inp.replacement
+        assert rep is not None
+        subject = rep.subject or _only({f.subject or "" for f in facts}, "replacement.subject")
+        relation = rep.relation or _only({f.relation for f in facts}, "replacement.relation")
+    if inp.dry_run:
+        return result
+    ids = [f.id for f in facts]
+    if inp.mode == "hard":
+        store.delete_facts(ids)
+        result.deleted_nodes = store.delete_orphan_nodes([n for f in facts for n in (f.subject_id, f.object_id)])
+        return result
+    store.invalidate_facts(ids, ctx.now)
+    if inp.mode == "supersede":
+        triplet = TripletIn(
+            subject=subject, relation=relation, object=rep.object, confidence=rep.confidence,
+            speculation=rep.speculation, type=rep.type or _common_type(facts), pinned=rep.pinned,
+            metadata=rep.metadata,
+        )
+        (new, _status), = commit_triplets(ctx, [triplet])
+        store.invalidate_facts(ids, ctx.now, superseded_by=new.id)
+        result.replacement_id = new.id
+    return result
+
+
+def _common_type(facts: list[Fact]) -> str | None:
+    types = {f.type for f in facts}
+    return types.pop() if len(types) == 1 else None
+
+
+def _only(values: set[str], field: str) -> str:
+    if len(values) != 1:
+        raise InvalidInput("is required: the matched facts do not share one", field=field)
+    return values.pop()
+
+
+memory_purge = register(
+    Tool(
+        name="memory_purge",
+        description=(
+            "Correct or forget facts. Criteria combine with AND. mode=soft invalidates (kept in history), "
+            "mode=supersede invalidates and records the replacement, mode=hard deletes (needs confirm=true). "
+            "Use dry_run=true to preview."
+        ),
+        input_model=PurgeInput,
+        run=_purge,
+    )
+)

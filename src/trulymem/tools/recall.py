@@ -1,0 +1,67 @@
+"""``memory_recall``: a ranked, deduplicated subgraph plus a compact text rendering."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field, model_validator
+
+from trulymem.model import as_utc
+from trulymem.recall import PRESETS, RecallQuery, RecallResult, recall
+from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+from trulymem.tools.fields import Name
+
+
+class TimeRange(ToolInput):
+    start: datetime | None = None
+    end: datetime | None = None
+
+    @model_validator(mode="after")
+    def _order(self) -> "TimeRange":
+        if self.start and self.end and as_utc(self.start) > as_utc(self.end):
+            raise ValueError("start is after end")
+        return self
+
+
+class RecallInput(ToolInput):
+    query_intent: str = Field(
+        "", max_length=1000,
+        description="Comma- or space-separated intents in any language, e.g. 'AI,persona,role,tone' or "
+                    "'TaskNode,working_memory,task_chain' or '猫娘,成语'. Empty: persona and newest tasks.",
+    )
+    depth: int = Field(2, ge=0, le=3, description="Hops to expand over the graph from the matches (0-3).")
+    seed_entities: list[Name] = Field(default_factory=list, max_length=50, description="Node names to start from.")
+    limit: int = Field(20, ge=1, le=200, description="Most facts to return.")
+    time_range: TimeRange | None = Field(None, description="Only facts whose event time lies in this range.")
+    as_of: datetime | None = Field(None, description="Recall what was valid at this past time.")
+    include_invalid: bool = Field(False, description="Also return corrected/forgotten facts.")
+    preset: str = Field("balanced", description="Retrieval preset: fast, balanced or deep.")
+
+    @model_validator(mode="after")
+    def _preset(self) -> "RecallInput":
+        if self.preset not in PRESETS:
+            raise ValueError(f"unknown preset {self.preset!r}; use one of {', '.join(PRESETS)}")
+        return self
+
+
+def _recall(ctx: ToolContext, inp: RecallInput) -> RecallResult:
+    tr = inp.time_range
+    q = RecallQuery(
+        query_intent=inp.query_intent, depth=inp.depth, seed_entities=list(inp.seed_entities), limit=inp.limit,
+        time_from=as_utc(tr.start) if tr and tr.start else None, time_to=as_utc(tr.end) if tr and tr.end else None,
+        as_of=as_utc(inp.as_of) if inp.as_of else None, include_invalid=inp.include_invalid,
+    )
+    return recall(ctx.store, ctx.scope, q, ctx.now, PRESETS[inp.preset])
+
+
+memory_recall = register(Tool(
+    name="memory_recall",
+    description=(
+        "Recall memories relevant to the intents: matching nodes and facts plus their graph neighbourhood up to "
+        "`depth` hops, ranked. Use 'AI,persona,role,character,tone,speaking_style' for the persona and "
+        "'TaskNode,working_memory,task_chain' for the task chain."
+    ),
+    input_model=RecallInput,
+    run=_recall,
+    writes=False,
+))

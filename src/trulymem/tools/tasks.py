@@ -1,0 +1,182 @@
+"""The working-memory task chain: ``task_create``, ``task_set_state``, ``task_list``.
+
+Each task is a ``TaskNode`` with exactly one valid ``HAS_STATE`` fact, optional
+``CONTAINS_INFO`` facts, and a ``NEXT_TASK`` fact from the task created before
+it, so the chain is a real time-ordered list in the graph.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from trulymem.errors import Conflict, InvalidInput, NotFound
+from trulymem.model import EdgeKind, Node, NodeType, Scope, TaskState
+from trulymem.store.base import FactQuery, NodeQuery
+from trulymem.text import name_key
+from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+from trulymem.tools.commit import TripletIn, commit_triplets
+from trulymem.tools.fields import Name, Text
+
+
+class TaskCreateInput(ToolInput):
+    task_id: Name = Field(description="A unique task name, e.g. 'Task_idiom_chain'.")
+    description: Text = Field(description="What this task/turn is about, e.g. 'Idiom chain game, current: 为所欲为'.")
+    info_nodes: list[Name] = Field(default_factory=list, max_length=100, description="Names of related memory nodes.")
+
+
+class TaskSetStateInput(ToolInput):
+    task_id: Name
+    state: str = Field(description="in_progress, paused, completed, cancelled or archived (进行中/已暂停/已完成/已取消/归档).")
+
+
+class TaskListInput(ToolInput):
+    limit: int = Field(20, ge=1, le=500)
+    state: str | None = Field(None, description="Only tasks currently in this state.")
+
+
+class TaskInfo(BaseModel):
+    task_id: str
+    node_id: str
+    description: str | None
+    state: str | None
+    previous_task: str | None = None
+    info_nodes: list[str] = Field(default_factory=list)
+    created_at: str
+
+
+class TaskStateResult(BaseModel):
+    task_id: str
+    previous_state: str | None
+    state: str
+    changed: bool
+
+
+class TaskListResult(BaseModel):
+    tasks: list[TaskInfo]
+
+
+def _find_task(ctx: ToolContext, task_id: str) -> Node:
+    found = ctx.store.nodes(NodeQuery(scope=ctx.scope, keys=[name_key(task_id)], types=[NodeType.TASK]))
+    if not found:
+        if ctx.scope.user_id and not ctx.store.user_exists(ctx.scope.user_id):
+            raise NotFound(f"unknown user {ctx.scope.user_id!r}: no memories stored", field="user_id")
+        raise NotFound(f"no task named {task_id!r}", field="task_id")
+    if len(found) > 1:
+        raise InvalidInput(f"{task_id!r} names tasks of several agents/apps; set agent_id or app_id", field="task_id")
+    return found[0]
+
+
+def _node_scope(ctx: ToolContext, node: Node) -> ToolContext:
+    """Write beside an existing node: its namespace, the caller's session."""
+    scope = Scope(user_id=node.user_id, agent_id=node.agent_id, app_id=node.app_id, session_id=ctx.scope.session_id)
+    return ToolContext(store=ctx.store, scope=scope, now=ctx.now, turn_calls=ctx.turn_calls)
+
+
+def _task_create(ctx: ToolContext, inp: TaskCreateInput) -> TaskInfo:
+    scope = ctx.scope.writable()
+    key = name_key(inp.task_id)
+    ns = Scope(user_id=scope.user_id, agent_id=scope.agent_id, app_id=scope.app_id)
+    for node in ctx.store.nodes(NodeQuery(scope=ns, keys=[key])):
+        if node.type == NodeType.TASK:
+            raise Conflict(f"task {inp.task_id!r} already exists; use task_set_state to change it", field="task_id")
+        if node.type != NodeType.ENTITY:
+            raise Conflict(f"{inp.task_id!r} already names a {node.type}; choose another task_id", field="task_id")
+    previous = ctx.store.nodes(NodeQuery(scope=ns, types=[NodeType.TASK], limit=1))
+    triplets = [
+        TripletIn(subject=inp.task_id, subject_type=NodeType.TASK, relation=EdgeKind.HAS_STATE,
+                  object=TaskState.IN_PROGRESS.value, object_type=NodeType.STATE),
+    ]
+    if previous:
+        triplets.append(TripletIn(subject=previous[0].name, subject_type=NodeType.TASK, relation=EdgeKind.NEXT_TASK,
+                                  object=inp.task_id, object_type=NodeType.TASK))
+    # Info nodes refer to existing memory by name; unknown names become InfoNodes.
+    known = {n.key for n in ctx.store.nodes(NodeQuery(scope=ns, keys=[name_key(i) for i in inp.info_nodes]))}
+    for info in dict.fromkeys(inp.info_nodes):
+        triplets.append(TripletIn(
+            subject=inp.task_id, relation=EdgeKind.CONTAINS_INFO, object=info,
+            object_type=None if name_key(info) in known else NodeType.INFO,
+        ))
+    done = commit_triplets(ctx, triplets)
+    task_node = ctx.store.nodes(NodeQuery(scope=ns, keys=[key], types=[NodeType.TASK]))[0]
+    ctx.store.update_node(task_node.id, ctx.now, summary=inp.description)
+    return TaskInfo(
+        task_id=task_node.name, node_id=task_node.id, description=inp.description,
+        state=TaskState.IN_PROGRESS.value, previous_task=previous[0].name if previous else None,
+        info_nodes=[f.object for f, _ in done if f.kind == EdgeKind.CONTAINS_INFO],  # type: ignore[misc]
+        created_at=task_node.created_at.isoformat(),
+    )
+
+
+def current_states(ctx: ToolContext, task_ids: list[str]) -> dict[str, str]:
+    facts = ctx.store.facts(FactQuery(scope=Scope(user_id=ctx.scope.user_id, all_users=ctx.scope.all_users),
+                                      subject_ids=task_ids, kinds=[EdgeKind.HAS_STATE]))
+    return {f.subject_id: f.object for f in facts}  # type: ignore[misc]
+
+
+def _task_set_state(ctx: ToolContext, inp: TaskSetStateInput) -> TaskStateResult:
+    ctx.scope.writable()
+    state = TaskState.parse(inp.state)
+    task = _find_task(ctx, inp.task_id)
+    current = ctx.store.facts(FactQuery(scope=Scope(user_id=task.user_id), subject_ids=[task.id], kinds=[EdgeKind.HAS_STATE]))
+    previous = current[0].object if current else None
+    if [f.object for f in current] == [state.value]:
+        return TaskStateResult(task_id=task.name, previous_state=previous, state=state.value, changed=False)
+    ctx.store.invalidate_facts([f.id for f in current], ctx.now)
+    commit_triplets(_node_scope(ctx, task), [TripletIn(
+        subject=task.name, subject_type=NodeType.TASK, relation=EdgeKind.HAS_STATE,
+        object=state.value, object_type=NodeType.STATE,
+    )])
+    return TaskStateResult(task_id=task.name, previous_state=previous, state=state.value, changed=True)
+
+
+def list_tasks(ctx: ToolContext, limit: int, state: TaskState | None = None) -> list[TaskInfo]:
+    tasks = ctx.store.nodes(NodeQuery(scope=ctx.scope, types=[NodeType.TASK], limit=None if state else limit))
+    if not tasks:
+        return []
+    ids = [t.id for t in tasks]
+    states = current_states(ctx, ids)
+    if state is not None:
+        tasks = [t for t in tasks if states.get(t.id) == state.value][:limit]
+        ids = [t.id for t in tasks]
+    links = ctx.store.facts(FactQuery(scope=Scope(user_id=ctx.scope.user_id, all_users=ctx.scope.all_users),
+                                      node_ids=ids, kinds=[EdgeKind.NEXT_TASK, EdgeKind.CONTAINS_INFO],
+                                      newest_first=False))
+    prev = {f.object_id: f.subject for f in links if f.kind == EdgeKind.NEXT_TASK}
+    info: dict[str, list[str]] = {}
+    for f in links:
+        if f.kind == EdgeKind.CONTAINS_INFO:
+            info.setdefault(f.subject_id, []).append(f.object)  # type: ignore[arg-type]
+    return [
+        TaskInfo(task_id=t.name, node_id=t.id, description=t.summary, state=states.get(t.id),
+                 previous_task=prev.get(t.id), info_nodes=info.get(t.id, []), created_at=t.created_at.isoformat())
+        for t in tasks
+    ]
+
+
+def _task_list(ctx: ToolContext, inp: TaskListInput) -> TaskListResult:
+    state = TaskState.parse(inp.state) if inp.state else None
+    return TaskListResult(tasks=list_tasks(ctx, inp.limit, state))
+
+
+task_create = register(Tool(
+    name="task_create",
+    description=(
+        "Record this turn or a new task in the working-memory chain: a TaskNode in state in_progress, "
+        "linked by NEXT_TASK from the previous task and by CONTAINS_INFO to related memory nodes."
+    ),
+    input_model=TaskCreateInput,
+    run=_task_create,
+))
+task_set_state = register(Tool(
+    name="task_set_state",
+    description="Change a task's state (in_progress, paused, completed, cancelled, archived); the old state is kept in history.",
+    input_model=TaskSetStateInput,
+    run=_task_set_state,
+))
+task_list = register(Tool(
+    name="task_list",
+    description="The working-memory task chain, newest first, with each task's current state and info nodes.",
+    input_model=TaskListInput,
+    run=_task_list,
+    writes=False,
+))
