@@ -40,7 +40,7 @@ def render_text(nodes: list["RecalledNode"], facts: list["RecalledFact"]) -> str
                 info.setdefault(f.subject_id, []).append(f.object)
         lines.append("Task chain (newest first):")
         for n in tasks:
-            line = f"- {n.name} [{state.get(n.id, '?')}]"
+            line = f"- {n.name}" + (f" [{state[n.id]}]" if n.id in state else "")
             if n.summary:
                 line += f" {n.summary}"
             if n.id in info:

@@ -120,7 +120,12 @@ def invalid_from(exc: ValidationError) -> InvalidInput:
     errors = exc.errors()
     first = errors[0]
     loc = ".".join(str(p) for p in first["loc"]) or None
-    msg = first["msg"]
+    msg = first["msg"].removeprefix("Value error, ")
+    original = (first.get("ctx") or {}).get("error")
+    if isinstance(original, InvalidInput):
+        # A validator that named its own field: keep it, under the location it ran at.
+        loc = ".".join(p for p in (loc, original.field) if p) or None
+        msg = original.message
     if first["type"] == "extra_forbidden":
         msg = "is not a known field"
     elif first["type"] == "missing":

@@ -63,15 +63,15 @@ class PurgeInput(ToolInput):
     @model_validator(mode="after")
     def _check(self) -> "PurgeInput":
         if self.criteria.is_empty():
-            raise ValueError("a purge needs at least one criterion; refusing to match everything")
+            raise InvalidInput("needs at least one criterion; refusing to match everything", field="criteria")
         if self.mode == "supersede" and self.replacement is None:
-            raise ValueError("mode=supersede needs a replacement")
+            raise InvalidInput("is required for mode=supersede", field="replacement")
         if self.mode != "supersede" and self.replacement is not None:
-            raise ValueError(f"a replacement only applies to mode=supersede, not mode={self.mode}")
+            raise InvalidInput(f"only applies to mode=supersede, not mode={self.mode}", field="replacement")
         if self.mode == "hard" and not self.confirm and not self.dry_run:
-            raise ValueError("mode=hard deletes for good: set confirm=true (or dry_run=true to preview)")
+            raise InvalidInput("must be true for mode=hard, which deletes for good (or use dry_run)", field="confirm")
         if self.criteria.include_invalid and self.mode != "hard":
-            raise ValueError("include_invalid only applies to mode=hard")
+            raise InvalidInput("only applies to mode=hard", field="criteria.include_invalid")
         return self
 
 

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import Field, model_validator
 
+from trulymem.errors import InvalidInput
 from trulymem.model import as_utc
 from trulymem.recall import PRESETS, RecallQuery, RecallResult, recall
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register
@@ -19,7 +20,7 @@ class TimeRange(ToolInput):
     @model_validator(mode="after")
     def _order(self) -> "TimeRange":
         if self.start and self.end and as_utc(self.start) > as_utc(self.end):
-            raise ValueError("start is after end")
+            raise InvalidInput("is after end", field="start")
         return self
 
 
@@ -40,7 +41,7 @@ class RecallInput(ToolInput):
     @model_validator(mode="after")
     def _preset(self) -> "RecallInput":
         if self.preset not in PRESETS:
-            raise ValueError(f"unknown preset {self.preset!r}; use one of {', '.join(PRESETS)}")
+            raise InvalidInput(f"unknown preset {self.preset!r}; use one of {', '.join(PRESETS)}", field="preset")
         return self
 
 
