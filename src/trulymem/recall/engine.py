@@ -157,14 +157,14 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         hits_f = store.search_facts(scope, match, cfg.seed_facts, validity=validity)
         for f, s in zip(hits_f, rank_order(len(hits_f), 0.7, 0.97)):
             if c.fact(f, s, 0, f"relation:{f.relation}"):
-                c.node(f.subject_id, s * cfg.hop_decay, 0, f"relation:{f.relation}")
-                c.node(f.object_id, s * cfg.hop_decay, 0, f"relation:{f.relation}")
+                c.node(f.subject_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")
+                c.node(f.object_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")
     if want_persona:
         persona = store.facts(FactQuery(scope=scope, kinds=[EdgeKind.HAS_PERSONA], validity=validity, as_of=q.as_of,
                                         limit=50))
         for f in persona:
             if c.fact(f, 0.9, 0, "persona"):
-                c.node(f.subject_id, 0.9 * cfg.hop_decay, 0, "persona")
+                c.node(f.subject_id, 0.9 * cfg.hop_decay, 1, "persona")
     if want_tasks:
         tasks = store.nodes(NodeQuery(scope=scope, types=[NodeType.TASK], limit=cfg.seed_tasks))
         for n, s in zip(tasks, rank_order(len(tasks), 0.9, 0.85)):
@@ -175,31 +175,28 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             c.node(n.id, s, 0, f"type:{t.value}")
 
     # --- expansion -----------------------------------------------------------
-    types = _types(store, user_scope, list(c.node_score))
-    frontier = _best(c, [n for n in c.node_score if types.get(n) != NodeType.STATE], cfg.frontier)
+    # Hop 0 is the facts of the seed nodes themselves (a fact's text includes its
+    # endpoints' names); each further hop walks one edge beyond. A hop expands the
+    # best ``frontier`` nodes first reached at that hop; state nodes are leaves.
+    types: dict[str, str] = {}
     expanded: set[str] = set()
-    for hop in range(1, max(0, min(q.depth, 3)) + 1):
-        if not frontier or len(c.facts) >= cfg.max_facts:
+    for hop in range(0, max(0, min(q.depth, 3)) + 1):
+        if len(c.facts) >= cfg.max_facts:
+            break
+        fresh = [n for n, h in c.node_hop.items() if h == hop and n not in expanded]
+        types.update(_types(store, user_scope, [n for n in fresh if n not in types]))
+        frontier = _best(c, [n for n in fresh if types.get(n) != NodeType.STATE], cfg.frontier)
+        if not frontier:
             break
         expanded.update(frontier)
-        seeds = [n for n in frontier if c.node_hop[n] == 0]
-        others = [n for n in frontier if c.node_hop[n] > 0]
-        found = store.neighbors(scope, seeds, per_node=cfg.fanout_seed, validity=validity, as_of=q.as_of)
-        if others:
-            found += store.neighbors(scope, others, per_node=cfg.fanout_hop, validity=validity, as_of=q.as_of)
-        reached: list[str] = []
+        found = store.neighbors(scope, frontier, per_node=cfg.fanout_seed if hop == 0 else cfg.fanout_hop,
+                                validity=validity, as_of=q.as_of)
         front = set(frontier)
+        why = "match" if hop == 0 else f"hop {hop}"
         for f in found:
             for src, dst in ((f.subject_id, f.object_id), (f.object_id, f.subject_id)):
-                if src not in front:
-                    continue
-                s = c.node_score[src] * cfg.hop_decay
-                if c.fact(f, s, hop, f"hop {hop}"):
-                    c.node(dst, s, hop, f"hop {hop}")
-                    reached.append(dst)
-        reached = list(dict.fromkeys(n for n in reached if n not in expanded))
-        types.update(_types(store, user_scope, [n for n in reached if n not in types]))
-        frontier = _best(c, [n for n in reached if types.get(n) != NodeType.STATE], cfg.frontier)
+                if src in front and c.fact(f, c.node_score[src], hop, why):
+                    c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, f"hop {hop + 1}")
 
     # --- rank and cut --------------------------------------------------------
     fact_ids = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))[: q.limit]

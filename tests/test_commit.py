@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import snapshot, triplet
+from trulymem import InvalidInput, NodeType, TrulyMem
+from trulymem.tools.fields import MAX_NAME, MAX_TRIPLETS
+
+
+def test_entity_resolution_makes_one_node(mem: TrulyMem) -> None:
+    mem.commit([triplet("User", "likes", "rock"), triplet("ｕｓｅｒ", "likes", "jazz"), triplet(" user ", "喜欢", "猫娘")])
+    st = mem.stats()
+    # user, rock, jazz, 猫娘
+    assert st.nodes == 4
+    assert {f.subject for f in mem.history("USER")} == {"User"}
+
+
+def test_same_triplet_twice_reinforces_one_fact(mem: TrulyMem, clock) -> None:
+    first = mem.commit([triplet("user", "likes", "rock", confidence=0.6)])
+    clock.advance(hours=1)
+    second = mem.commit([triplet("User", "Likes", "rock", confidence=0.9)])
+    assert second.created == [] and second.reinforced == first.created
+    facts = mem.history("user")
+    assert len(facts) == 1
+    f = facts[0]
+    assert f.mention_count == 2 and f.confidence == 0.9 and f.updated_at > f.created_at
+
+
+def test_duplicate_within_one_batch_is_one_fact(mem: TrulyMem) -> None:
+    res = mem.commit([triplet("a", "r", "b"), triplet("A", "R", "B")])
+    assert len(res.created) == 1 and len(res.facts) == 1 and res.facts[0].mention_count == 2
+
+
+def test_user_statement_clears_speculation(mem: TrulyMem) -> None:
+    mem.commit([triplet("user", "likes", "music", speculation=True)])
+    assert "user[speculation] likes music" in mem.recall("music").text
+    mem.commit([triplet("user", "likes", "music")])
+    assert mem.history("user")[0].speculation is False
+
+
+def test_fact_fields_are_stored(mem: TrulyMem) -> None:
+    res = mem.commit([triplet("project", "deploys_to", "ECS", confidence=0.4, type="decision", pinned=True,
+                              source="user", metadata={"branch": "main"}, subject_type="EntityNode",
+                              object_type="InfoNode", valid_at="2025-05-01T00:00:00Z")],
+                     turn_id="t1", message_ids=["m1", "m2"])
+    f = mem.history("project")[0]
+    assert f.id == res.created[0]
+    assert (f.confidence, f.type, f.pinned, f.source, f.metadata) == (0.4, "decision", True, "user", {"branch": "main"})
+    assert f.turn_id == "t1" and f.message_ids == ["m1", "m2"]
+    assert f.valid_at.year == 2025 and f.kind == "FACT"
+    types = {n.name: n.type for n in mem.recall("ECS").nodes}
+    assert types["ECS"] == NodeType.INFO
+
+
+def test_structural_relation_names_keep_their_kind(mem: TrulyMem) -> None:
+    mem.commit([triplet("a", "relates_to", "b")])
+    assert mem.history("a")[0].kind == "RELATES_TO"
+
+
+@pytest.mark.parametrize(
+    ("triplets", "field"),
+    [
+        ([], "triplets"),
+        ([{"subject": "a", "relation": "r"}], "triplets.0.object"),
+        ([triplet("", "r", "b")], "triplets.0.subject"),
+        ([triplet("   ", "r", "b")], "triplets.0.subject"),
+        ([triplet("a", "", "b")], "triplets.0.relation"),
+        ([triplet("a", "r", "b", confidence=1.5)], "triplets.0.confidence"),
+        ([triplet("a", "r", "b", confidence="high")], "triplets.0.confidence"),
+        ([triplet(123, "r", "b")], "triplets.0.subject"),
+        ([triplet("x" * (MAX_NAME + 1), "r", "b")], "triplets.0.subject"),
+        ([triplet("a", "r", "b", colour="red")], "triplets.0.colour"),
+        ([triplet("a", "r", "b", subject_type="not a type!")], "triplets.0.subject_type"),
+        ([triplet("a", "r", "b", metadata={"x": "y" * 20000})], "triplets.0.metadata"),
+        ([triplet("a", "r", "b")] * (MAX_TRIPLETS + 1), "triplets"),
+        ([triplet("ok", "r", "b"), triplet("a", "r", "")], "triplets.1.object"),
+    ],
+)
+def test_bad_commit_is_one_clear_error_and_changes_nothing(mem: TrulyMem, triplets, field) -> None:
+    mem.commit([triplet("user", "likes", "rock")])
+    before = snapshot(mem)
+    with pytest.raises(InvalidInput) as exc:
+        mem.commit(triplets)
+    assert exc.value.field == field
+    assert snapshot(mem) == before
+
+
+def test_tool_call_returns_errors_as_data(mem: TrulyMem) -> None:
+    res = mem.call("memory_commit", {"triplets": [{"subject": "a"}]})
+    assert not res.ok and res.error is not None
+    assert res.error["type"] == "invalid_input" and res.error["field"] == "triplets.0.relation"
+    assert "required" in res.error["message"]
+    assert mem.call("memory_commit", "not a dict").error["field"] == "arguments"  # type: ignore[arg-type]
+    assert mem.call("no_such_tool", {}).error["field"] == "tool"

@@ -1,0 +1,161 @@
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from tests.helpers import triplet
+from trulymem import InvalidInput, TrulyMem
+
+
+def objects(res) -> set[str]:  # type: ignore[no-untyped-def]
+    return {f.object for f in res.facts}
+
+
+def test_chinese_two_character_words_are_found(mem: TrulyMem) -> None:
+    mem.commit([triplet("user", "喜欢", "猫娘"), triplet("user", "正在玩", "成语接龙游戏"),
+                triplet("user", "likes", "rock music")])
+    assert "猫娘" in objects(mem.recall("猫娘", depth=0))
+    assert "成语接龙游戏" in objects(mem.recall("成语", depth=0))
+    assert "成语接龙游戏" in objects(mem.recall("接龙", depth=0))
+    assert "rock music" in objects(mem.recall("music", depth=0))
+    assert "rock music" in objects(mem.recall("ROCK", depth=0))
+    assert objects(mem.recall("爵士", depth=0)) == set()
+
+
+def test_relation_words_match(mem: TrulyMem) -> None:
+    mem.commit([triplet("user", "lives in", "Paris"), triplet("user", "likes", "rock")])
+    res = mem.recall("lives_in", depth=0)
+    assert objects(res) == {"Paris"}
+    assert res.facts[0].why[0].startswith("relation")
+
+
+def test_exact_name_scores_above_partial_text(mem: TrulyMem) -> None:
+    mem.commit([triplet("rock", "is_a", "genre"), triplet("rock climbing gym", "located_in", "Lyon")])
+    res = mem.recall("rock", depth=1)
+    assert res.nodes[0].name == "rock" and "name:rock" in res.nodes[0].why
+
+
+@pytest.fixture
+def chain(mem: TrulyMem) -> TrulyMem:
+    # a - b - c - d - e : a line, so each extra hop reaches exactly one more fact
+    mem.commit([triplet("alpha", "next", "bravo"), triplet("bravo", "next", "charlie"),
+                triplet("charlie", "next", "delta"), triplet("delta", "next", "echo")])
+    return mem
+
+
+AB, BC, CD, DE = "alpha next bravo", "bravo next charlie", "charlie next delta", "delta next echo"
+
+
+@pytest.mark.parametrize(("depth", "expected"), [
+    (0, {AB}),
+    (1, {AB, BC}),
+    (2, {AB, BC, CD}),
+    (3, {AB, BC, CD, DE}),
+])
+def test_depth_controls_hops(chain: TrulyMem, depth: int, expected: set[str]) -> None:
+    res = chain.recall("alpha", depth=depth, limit=50)
+    assert {f"{f.subject} {f.relation} {f.object}" for f in res.facts} == expected
+    assert max(f.hop for f in res.facts) == depth
+
+
+def test_scores_decay_with_hops(chain: TrulyMem) -> None:
+    res = chain.recall("alpha", depth=3)
+    by_hop = {f.hop: f.score for f in res.facts}
+    assert by_hop[0] > by_hop[1] > by_hop[2] > by_hop[3]
+
+
+@pytest.mark.parametrize("depth", [-1, 4, "deep"])
+def test_bad_depth(mem: TrulyMem, depth) -> None:
+    with pytest.raises(InvalidInput) as exc:
+        mem.recall("x", depth=depth)
+    assert exc.value.field == "depth"
+
+
+def test_hub_nodes_do_not_flood(mem: TrulyMem) -> None:
+    mem.commit([triplet("user", "likes", f"thing {i}") for i in range(300)])
+    mem.commit([triplet("thing 1", "made_by", "ACME"), triplet("ACME", "based_in", "Oslo")])
+    res = mem.recall("ACME", depth=3, limit=200)
+    # user is reached through "thing 1" but contributes only a capped handful of its 300 facts
+    assert len([f for f in res.facts if f.subject == "user"]) <= 8
+    assert {"Oslo", "thing 1"} <= objects(res) | {f.subject for f in res.facts}
+    direct = mem.recall("user", depth=1, limit=200)
+    assert 0 < len(direct.facts) <= 24
+
+
+def test_limit_cuts_ranked_results(mem: TrulyMem) -> None:
+    mem.commit([triplet("user", "likes", f"thing {i}") for i in range(30)])
+    res = mem.recall("user", depth=1, limit=5)
+    assert len(res.facts) == 5
+    assert [f.score for f in res.facts] == sorted((f.score for f in res.facts), reverse=True)
+
+
+def test_pinned_and_confident_rank_higher(mem: TrulyMem) -> None:
+    mem.commit([triplet("user", "likes", "a", confidence=0.2), triplet("user", "likes", "b"),
+                triplet("user", "likes", "c", pinned=True)])
+    res = mem.recall("user", depth=1)
+    assert [f.object for f in res.facts] == ["c", "b", "a"]
+
+
+def test_empty_intent_returns_persona_and_newest_tasks_not_everything(mem: TrulyMem) -> None:
+    mem.persona_set({"role": "catgirl"})
+    mem.commit([triplet("user", "likes", f"thing {i}") for i in range(50)])
+    for i in range(30):
+        mem.task_create(f"Task_{i:02}", f"turn {i}")
+    res = mem.recall("")
+    assert "catgirl" in res.text
+    tasks = [line for line in res.text.splitlines() if line.startswith("- Task_")]
+    assert tasks[0].startswith("- Task_29 [in_progress]")
+    assert len(tasks) <= 10  # the newest stretch of the chain, not all 30
+    assert not any(f.object.startswith("thing") for f in res.facts)
+
+
+def test_type_intent_finds_tasks(mem: TrulyMem) -> None:
+    mem.task_create("Task_x", "something")
+    mem.commit([triplet("user", "likes", "rock")])
+    res = mem.recall("TaskNode,working_memory,task_chain")
+    assert "Task_x [in_progress] something" in res.text
+    assert "rock" not in res.text
+
+
+def test_as_of_and_include_invalid(mem: TrulyMem, clock) -> None:
+    mem.commit([triplet("user", "lives_in", "Paris")])
+    t1 = clock.advance(days=1)
+    clock.advance(days=1)
+    mem.purge({"relation": "lives_in"}, mode="supersede", replacement={"object": "Berlin"})
+    assert objects(mem.recall("user", depth=1)) == {"Berlin"}
+    assert objects(mem.recall("user", depth=1, as_of=t1)) == {"Paris"}
+    both = mem.recall("user", depth=1, include_invalid=True)
+    assert {(f.object, f.valid) for f in both.facts} == {("Paris", False), ("Berlin", True)}
+    assert "no longer valid" in both.text
+    before_anything = datetime(2000, 1, 1, tzinfo=timezone.utc)
+    assert mem.recall("user", depth=1, as_of=before_anything).facts == []
+
+
+def test_time_range_filters_by_event_time(mem: TrulyMem) -> None:
+    mem.commit([triplet("user", "visited", "Rome", valid_at="2025-05-10T00:00:00Z"),
+                triplet("user", "visited", "Oslo", valid_at="2025-09-01T00:00:00Z")])
+    res = mem.recall("visited", depth=0, time_range={"start": "2025-05-01T00:00:00Z", "end": "2025-05-31T00:00:00Z"})
+    assert objects(res) == {"Rome"}
+    with pytest.raises(InvalidInput) as exc:
+        mem.recall("x", time_range={"start": "2025-06-01T00:00:00Z", "end": "2025-05-01T00:00:00Z"})
+    assert exc.value.field == "time_range.start"
+
+
+def test_seed_entities(chain: TrulyMem) -> None:
+    res = chain.recall("", seed_entities=["delta"], depth=0)
+    assert {f.subject for f in res.facts} | objects(res) >= {"delta", "charlie", "echo"}
+
+
+def test_results_are_deduplicated_and_explained(mem: TrulyMem) -> None:
+    mem.commit([triplet("猫娘", "likes", "fish"), triplet("fish", "eaten_by", "猫娘")])
+    res = mem.recall("猫娘,fish", depth=2)
+    ids = [f.id for f in res.facts]
+    assert len(ids) == len(set(ids)) == 2
+    assert all(f.why for f in res.facts) and all(n.why for n in res.nodes)
+    assert len({n.id for n in res.nodes}) == len(res.nodes)
+
+
+def test_punctuation_only_intent_is_harmless(mem: TrulyMem) -> None:
+    mem.commit([triplet("a", "r", "b")])
+    assert mem.recall('"*" OR NEAR(').facts == []

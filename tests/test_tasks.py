@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import snapshot
+from trulymem import Conflict, InvalidInput, NotFound, TrulyMem
+
+
+def test_chain_is_time_ordered_with_next_task_links(mem: TrulyMem) -> None:
+    a = mem.task_create("Task_a", "first")
+    b = mem.task_create("Task_b", "second", info_nodes=["note"])
+    c = mem.task_create("Task_c", "third")
+    assert (a.previous_task, b.previous_task, c.previous_task) == (None, "Task_a", "Task_b")
+    tasks = mem.task_list().tasks
+    assert [t.task_id for t in tasks] == ["Task_c", "Task_b", "Task_a"]
+    assert [t.previous_task for t in tasks] == ["Task_b", "Task_a", None]
+    assert tasks[1].info_nodes == ["note"] and tasks[1].description == "second"
+    links = [f for f in mem.history("Task_a") if f.kind == "NEXT_TASK"]
+    assert [(f.subject, f.object) for f in links] == [("Task_a", "Task_b")]
+
+
+def test_states_have_exactly_one_current_and_keep_history(mem: TrulyMem) -> None:
+    mem.task_create("Task_game", "idiom chain")
+    assert mem.task_set_state("Task_game", "paused").previous_state == "in_progress"
+    assert mem.task_set_state("Task_game", "已完成").state == "completed"
+    again = mem.task_set_state("Task_game", "completed")
+    assert again.changed is False
+    states = [(f.object, f.is_valid) for f in mem.history("Task_game", "HAS_STATE")]
+    assert states == [("in_progress", False), ("paused", False), ("completed", True)]
+    assert mem.task_list(state="completed").tasks[0].task_id == "Task_game"
+    assert mem.task_list(state="in_progress").tasks == []
+
+
+@pytest.mark.parametrize(("name", "state"), [("进行中", "in_progress"), ("已暂停", "paused"), ("已取消", "cancelled"),
+                                             ("归档", "archived"), ("In Progress", "in_progress"),
+                                             ("CANCELED", "cancelled")])
+def test_state_names(mem: TrulyMem, name: str, state: str) -> None:
+    mem.task_create("t", "x")
+    mem.task_set_state("t", "paused")
+    assert mem.task_set_state("t", name).state == state
+
+
+def test_task_1_never_touches_task_10(mem: TrulyMem) -> None:
+    mem.task_create("Task_1", "one")
+    mem.task_create("Task_10", "ten")
+    mem.task_set_state("Task_1", "completed")
+    states = {t.task_id: t.state for t in mem.task_list().tasks}
+    assert states == {"Task_1": "completed", "Task_10": "in_progress"}
+
+
+def test_task_errors_change_nothing(mem: TrulyMem) -> None:
+    mem.task_create("Task_a", "first")
+    before = snapshot(mem)
+    with pytest.raises(InvalidInput) as exc:
+        mem.task_set_state("Task_a", "sleeping")
+    assert exc.value.field == "state" and "paused" in exc.value.message
+    with pytest.raises(NotFound) as nf:
+        mem.task_set_state("Task_zz", "paused")
+    assert nf.value.field == "task_id"
+    with pytest.raises(Conflict):
+        mem.task_create("task_A", "dup")  # same name after folding
+    with pytest.raises(InvalidInput) as exc:
+        mem.task_create("Task_b", "")
+    assert exc.value.field == "description"
+    with pytest.raises(NotFound) as nf:
+        mem.with_scope(user_id="ghost").task_set_state("Task_a", "paused")
+    assert nf.value.field == "user_id"
+    assert snapshot(mem) == before
+
+
+def test_task_name_used_by_another_node_type(mem: TrulyMem) -> None:
+    mem.commit([{"subject": "x", "relation": "r", "object": "Task_q", "object_type": "InfoNode"}])
+    with pytest.raises(Conflict):
+        mem.task_create("Task_q", "d")
+
+
+def test_info_nodes_link_to_existing_nodes(mem: TrulyMem) -> None:
+    mem.commit([{"subject": "idiom_chain_current", "relation": "content", "object": "为所欲为"}])
+    mem.task_create("Task_idiom", "game", info_nodes=["idiom_chain_current", "new note"])
+    st = mem.stats()
+    assert st.nodes_by_type["InfoNode"] == 1  # only the unknown name became an InfoNode
+    res = mem.recall("TaskNode", depth=2)
+    assert "为所欲为" in res.text

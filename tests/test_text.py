@@ -1,0 +1,32 @@
+from trulymem.text import fts_document, fts_query, name_key, query_terms, relation_key
+from trulymem.text.tokenize import tokens
+
+
+def test_name_key_folds_case_width_and_whitespace() -> None:
+    assert name_key("User") == name_key("user") == name_key("ｕｓｅｒ") == name_key("  USER ") == "user"
+    assert name_key("猫娘") == name_key(" 猫娘 ")
+    assert name_key("New   York") == "new york"
+    assert name_key("Ｔａｓｋ＿１") == "task_1"
+
+
+def test_relation_key_joins_words() -> None:
+    assert relation_key("speaking style") == relation_key("Speaking-Style") == relation_key("speaking_style")
+
+
+def test_chinese_runs_become_bigrams() -> None:
+    assert tokens("我喜欢猫娘") == ["我喜", "喜欢", "欢猫", "猫娘"]
+    assert tokens("猫") == ["猫"]
+    assert tokens("Rock music, 成语接龙!") == ["rock", "music", "成语", "语接", "接龙"]
+
+
+def test_query_terms_split_on_commas_and_spaces_in_both_scripts() -> None:
+    assert query_terms("AI,persona, role，语气、口癖") == ["AI", "persona", "role", "语气", "口癖"]
+    assert query_terms("  ") == []
+
+
+def test_fts_query_quotes_and_phrases() -> None:
+    assert fts_query(["猫娘"]) == '"猫娘"'
+    assert fts_query(["为所欲为"]) == '"为所 所欲 欲为"'
+    assert fts_query(['a"b']) == '"a b"'
+    assert fts_query(["!!!"]) is None
+    assert fts_document("Task_1 成语") == "task 1 成语"
