@@ -59,8 +59,7 @@ class TrulyMem:
 
     def with_scope(self, **fields: Any) -> "TrulyMem":
         """The same store seen from another scope (fields not given are kept)."""
-        scope = self.scope.model_copy(update=fields) if fields else self.scope
-        return TrulyMem(self.store, scope=Scope.model_validate(scope.model_dump()), clock=self.clock)
+        return TrulyMem(self.store, scope=self.scope.replace(**fields), clock=self.clock)
 
     def close(self) -> None:
         self.store.close()

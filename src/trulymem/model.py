@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator
 
 from trulymem.errors import InvalidInput
 
@@ -101,14 +103,13 @@ def check_identifier(value: str | None, field: str, *, required: bool = False) -
     return value
 
 
-class Scope(BaseModel):
+@dataclass(frozen=True)
+class Scope:
     """Who a read or write is for. Reads filter on every field that is set.
 
     ``user_id`` is required; reading across users needs ``Scope.everyone()``,
     which is read-only.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     user_id: str | None = None
     agent_id: str | None = None
@@ -116,17 +117,18 @@ class Scope(BaseModel):
     session_id: str | None = None
     all_users: bool = False
 
-    @model_validator(mode="after")
-    def _check(self) -> "Scope":
+    def __post_init__(self) -> None:
         for name in ("user_id", "agent_id", "app_id", "session_id"):
             object.__setattr__(self, name, check_identifier(getattr(self, name), name))
         if self.user_id is None and not self.all_users:
             raise InvalidInput("is required (use Scope.everyone() to read across users)", field="user_id")
-        return self
 
     @classmethod
     def everyone(cls) -> "Scope":
         return cls(all_users=True)
+
+    def replace(self, **fields: Any) -> "Scope":
+        return dataclasses.replace(self, **fields)
 
     def writable(self) -> "Scope":
         if self.user_id is None:

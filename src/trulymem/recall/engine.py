@@ -204,6 +204,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     node_ids = sorted(c.node_score, key=lambda i: (-c.node_score[i], i))[: q.limit]
     for f in kept_facts:  # endpoints of kept facts are always described
         for nid in (f.subject_id, f.object_id):
+            if nid not in c.node_score:
+                c.node(nid, c.fact_score[f.id] * cfg.hop_decay, c.fact_hop[f.id] + 1, "endpoint")
             if nid not in node_ids:
                 node_ids.append(nid)
     nodes = {n.id: n for n in store.nodes(NodeQuery(scope=user_scope, ids=node_ids))}

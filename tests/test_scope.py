@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import triplet
+from trulymem import InvalidInput, Scope, TrulyMem
+
+
+@pytest.fixture
+def two_users(db_path: Path, clock) -> tuple[TrulyMem, TrulyMem]:
+    alice = TrulyMem(db_path, user_id="alice", clock=clock)
+    bob = alice.with_scope(user_id="bob")
+    alice.commit([triplet("user", "likes", "rock"), triplet("user", "喜欢", "猫娘")])
+    bob.commit([triplet("user", "likes", "jazz")])
+    alice.persona_set({"role": "catgirl"})
+    alice.task_create("Task_1", "alice's task")
+    return alice, bob
+
+
+def test_reads_never_cross_users(two_users) -> None:
+    alice, bob = two_users
+    assert {f.object for f in bob.recall("user,猫娘,rock,persona,TaskNode", depth=3).facts} == {"jazz"}
+    assert bob.persona_get().attributes == {}
+    assert bob.task_list().tasks == []
+    assert bob.history("user")[0].object == "jazz" and len(bob.history("user")) == 1
+    assert bob.stats().facts_valid == 1
+
+
+def test_writes_never_cross_users(two_users) -> None:
+    alice, bob = two_users
+    assert bob.purge({"object": "rock"}, mode="hard", confirm=True).matched == []
+    rock = alice.history("user", "likes")[0]
+    assert bob.purge({"ids": [rock.id]}).matched == []
+    assert alice.history("user", "likes")[0].is_valid
+    with pytest.raises(Exception):
+        bob.task_set_state("Task_1", "paused")
+    assert alice.task_list().tasks[0].state == "in_progress"
+    # the same name is a different node per user
+    bob.task_create("Task_1", "bob's own")
+    assert alice.task_list().tasks[0].description == "alice's task"
+
+
+def test_agent_and_app_scopes_filter_reads(db_path: Path) -> None:
+    base = TrulyMem(db_path, user_id="u")
+    a = base.with_scope(agent_id="agent-a")
+    b = base.with_scope(agent_id="agent-b", app_id="proj")
+    a.persona_set({"role": "catgirl"})
+    b.persona_set({"role": "butler"})
+    assert a.persona_get().attributes == {"role": "catgirl"}
+    assert b.persona_get().attributes == {"role": "butler"}
+    assert b.with_scope(app_id="other").persona_get().attributes == {}
+    everything = {f.object for f in base.recall("persona").facts}
+    assert everything == {"catgirl", "butler"}
+
+
+def test_session_is_recorded_and_filters(db_path: Path) -> None:
+    s1 = TrulyMem(db_path, user_id="u", session_id="s1")
+    s1.commit([triplet("user", "said", "hello")], turn_id="turn-1")
+    f = s1.history("user")[0]
+    assert f.session_id == "s1" and f.turn_id == "turn-1"
+    assert s1.with_scope(session_id="s2").recall("user").facts == []
+    assert len(s1.with_scope(session_id=None).recall("user").facts) == 1
+
+
+def test_global_scope_reads_only(two_users) -> None:
+    alice, _ = two_users
+    everyone = alice.with_scope(user_id=None, all_users=True)
+    assert everyone.stats().users == 2
+    assert everyone.stats().facts_valid > alice.stats().facts_valid
+    with pytest.raises(InvalidInput) as exc:
+        everyone.commit([triplet("a", "r", "b")])
+    assert exc.value.field == "user_id"
+
+
+@pytest.mark.parametrize("user_id", [None, "", "   ", "x" * 200, "bad\x00id"])
+def test_scope_needs_a_valid_user(user_id) -> None:
+    with pytest.raises(InvalidInput) as exc:
+        Scope(user_id=user_id)
+    assert exc.value.field == "user_id"

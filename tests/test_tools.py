@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import snapshot, triplet
+from trulymem import InvalidInput, TrulyMem, anthropic_tools, openai_tools
+from trulymem.tools import REGISTRY
+
+EXPECTED = {"memory_commit", "memory_recall", "memory_purge", "task_create", "task_set_state", "task_list",
+            "persona_set", "persona_get", "context_rewrite", "memory_stats"}
+
+
+def test_every_tool_renders_an_openai_schema() -> None:
+    tools = openai_tools()
+    assert {t["function"]["name"] for t in tools} == EXPECTED
+    for t in tools:
+        assert t["type"] == "function"
+        fn = t["function"]
+        assert fn["description"] and fn["parameters"]["type"] == "object"
+        assert "$defs" not in json.dumps(fn["parameters"]) and "$ref" not in json.dumps(fn["parameters"])
+        assert fn["parameters"].get("additionalProperties") is False
+    commit = next(t for t in tools if t["function"]["name"] == "memory_commit")["function"]["parameters"]
+    item = commit["properties"]["triplets"]["items"]
+    assert set(item["required"]) == {"subject", "relation", "object"}
+    assert item["properties"]["confidence"]["maximum"] == 1.0
+
+
+def test_anthropic_schema_is_the_same_definition() -> None:
+    a = {t["name"]: t["input_schema"] for t in anthropic_tools()}
+    o = {t["function"]["name"]: t["function"]["parameters"] for t in openai_tools()}
+    assert a == o
+
+
+def test_call_round_trips_every_tool(mem: TrulyMem) -> None:
+    calls = [
+        ("persona_set", {"attributes": {"role": "catgirl"}}),
+        ("persona_get", {}),
+        ("memory_commit", {"triplets": [triplet("user", "likes", "rock")]}),
+        ("memory_recall", {"query_intent": "rock"}),
+        ("task_create", {"task_id": "T1", "description": "d"}),
+        ("task_set_state", {"task_id": "T1", "state": "paused"}),
+        ("task_list", {}),
+        ("memory_purge", {"criteria": {"object": "rock"}, "dry_run": True}),
+        ("memory_stats", {}),
+    ]
+    for name, args in calls:
+        res = mem.call(name, args)
+        assert res.ok, (name, res.error)
+        json.dumps(res.to_dict())  # results are plain JSON data
+    assert set(REGISTRY) == EXPECTED
+
+
+@pytest.mark.parametrize(("tool", "args", "field"), [
+    ("memory_recall", {"query_intent": "x" * 1001}, "query_intent"),
+    ("memory_recall", {"limit": 0}, "limit"),
+    ("memory_recall", {"as_of": "yesterday-ish"}, "as_of"),
+    ("memory_recall", {"preset": "turbo"}, "preset"),
+    ("memory_purge", {"criteria": {"subject": ""}}, "criteria.subject"),
+    ("memory_purge", {"criteria": {"kind": "LOVES"}}, "criteria.kind"),
+    ("task_create", {"task_id": "t"}, "description"),
+    ("task_create", {"task_id": "t", "description": "d", "info_nodes": "not-a-list"}, "info_nodes"),
+    ("task_set_state", {"task_id": "t", "state": "done-ish"}, "state"),
+    ("persona_set", {"attributes": "role=cat"}, "attributes"),
+    ("memory_stats", {"verbose": True}, "verbose"),
+])
+def test_bad_input_is_one_error_naming_the_field(mem: TrulyMem, tool: str, args: dict, field: str) -> None:
+    mem.commit([triplet("user", "likes", "rock")])
+    mem.task_create("t0", "existing")
+    before = snapshot(mem)
+    res = mem.call(tool, args)
+    assert not res.ok and res.error["field"] == field, res.error
+    assert res.error["message"]
+    assert snapshot(mem) == before
+
+
+def test_a_failing_call_rolls_back_everything(mem: TrulyMem) -> None:
+    mem.commit([triplet("user", "likes", "rock")])
+    before = snapshot(mem)
+    # the persona part would be written before the failure inside one transaction
+    from trulymem.errors import StoreError
+
+    original = mem.store.reinforce_facts
+
+    def boom(updates):  # type: ignore[no-untyped-def]
+        raise StoreError("disk on fire")
+
+    mem.store.reinforce_facts = boom  # type: ignore[method-assign]
+    try:
+        res = mem.call("memory_commit", {"triplets": [triplet("new", "r", "x"), triplet("user", "likes", "rock")]})
+    finally:
+        mem.store.reinforce_facts = original  # type: ignore[method-assign]
+    assert not res.ok and res.error["type"] == "store_error"
+    assert snapshot(mem) == before
+
+
+class TestContextRewrite:
+    CALLS = ["memory_recall", "memory_recall", "memory_commit"]
+
+    def test_accepts_a_summary_that_names_tools_and_count(self, mem: TrulyMem) -> None:
+        res = mem.context_rewrite("Summarizing 3 calls: memory_recall twice found the persona and the chain, "
+                                  "memory_commit stored the idiom.", 3, self.CALLS)
+        assert res.accepted and res.tools == {"memory_recall": 2, "memory_commit": 1}
+
+    def test_number_in_words_or_chinese(self, mem: TrulyMem) -> None:
+        assert mem.context_rewrite("three calls: memory_recall, memory_commit", 3, self.CALLS).accepted
+        assert mem.context_rewrite("共三次调用: memory_recall ×2, memory_commit ×1", 3, self.CALLS).accepted
+
+    @pytest.mark.parametrize(("summary", "n", "field", "needle"), [
+        ("3 calls: memory_recall and memory_commit", 2, "tool_calls_summarized", "made 3"),
+        ("3 calls: memory_recall only", 3, "summary", "memory_commit"),
+        ("memory_recall and memory_commit were called", 3, "summary", "how many"),
+        ("13 calls: memory_recall, memory_commit", 3, "summary", "how many"),
+    ])
+    def test_rejects_with_the_reason(self, mem: TrulyMem, summary: str, n: int, field: str, needle: str) -> None:
+        with pytest.raises(InvalidInput) as exc:
+            mem.context_rewrite(summary, n, self.CALLS)
+        assert exc.value.field == field and needle in exc.value.message
+
+    def test_needs_a_turn(self, mem: TrulyMem) -> None:
+        res = mem.call("context_rewrite", {"summary": "1 call: memory_recall", "tool_calls_summarized": 1})
+        assert not res.ok and "agent turn" in res.error["message"]
+        with pytest.raises(InvalidInput):
+            mem.context_rewrite("0 calls", 1, [])
