@@ -11,7 +11,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from trulymem.errors import Conflict, StoreError
+from pydantic import ValidationError
+
+from trulymem.errors import Conflict, InvalidInput, StoreError
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, new_id
 from trulymem.store.base import (
     Capabilities,
@@ -492,45 +494,54 @@ class SQLiteStore(Store):
     def import_rows(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
         counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
         links: list[tuple[str, str]] = []  # superseded_by may point at a fact later in the file
-        for row in rows:
-            kind = row.get("record")
-            if kind == "user":
-                cur = self._conn.execute(
-                    "INSERT OR IGNORE INTO users(user_id, created_at) VALUES (?, ?)", (row["user_id"], row["created_at"])
-                )
-                counts["users" if cur.rowcount else "skipped"] += 1
-            elif kind == "node":
-                node = Node.model_validate({k: v for k, v in row.items() if k != "record"})
-                existing = self.nodes(NodeQuery(scope=Scope.everyone(), ids=[node.id]))
-                if existing:
-                    if existing[0].model_dump(mode="json") != node.model_dump(mode="json"):
-                        raise Conflict(f"node {node.id} already exists with different content", field="id")
-                    counts["skipped"] += 1
-                    continue
-                self._q(
-                    "INSERT INTO nodes(id, user_id, agent_id, app_id, name, key, type, summary, metadata, "
-                    "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (node.id, node.user_id, node.agent_id or "", node.app_id or "", node.name, node.key, node.type,
-                     node.summary, json.dumps(node.metadata, ensure_ascii=False, sort_keys=True),
-                     ts(node.created_at), ts(node.updated_at)),
-                )
-                self._index_nodes([node.id])
-                counts["nodes"] += 1
-            elif kind == "fact":
-                fact = Fact.model_validate({k: v for k, v in row.items() if k != "record"})
-                existing = self.facts(FactQuery(scope=Scope.everyone(), ids=[fact.id], validity="all"))
-                if existing:
-                    if existing[0].model_dump(mode="json", exclude={"subject", "object"}) != fact.model_dump(
-                        mode="json", exclude={"subject", "object"}
-                    ):
-                        raise Conflict(f"fact {fact.id} already exists with different content", field="id")
-                    counts["skipped"] += 1
-                    continue
-                if fact.superseded_by:
-                    links.append((fact.superseded_by, fact.id))
-                self.insert_facts([fact.model_copy(update={"superseded_by": None})])
-                counts["facts"] += 1
-            else:
-                raise StoreError(f"unknown record type {kind!r}")
+        for i, row in enumerate(rows, 1):
+            try:
+                self._import_row(row, counts, links)
+            except ValidationError as exc:
+                raise InvalidInput(f"row {i} is not a valid {row.get('record')} record: {exc.errors()[0]['msg']} "
+                                   f"at {'.'.join(map(str, exc.errors()[0]['loc']))}", field="import") from None
         self._many("UPDATE facts SET superseded_by = ? WHERE id = ?", links)
         return counts
+
+    def _import_row(self, row: dict[str, Any], counts: dict[str, int], links: list[tuple[str, str]]) -> None:
+        kind = row.get("record")
+        if kind == "user":
+            if not isinstance(row.get("user_id"), str) or not isinstance(row.get("created_at"), str):
+                raise InvalidInput("a user record needs user_id and created_at strings", field="import")
+            cur = self._conn.execute(
+                "INSERT OR IGNORE INTO users(user_id, created_at) VALUES (?, ?)", (row["user_id"], row["created_at"])
+            )
+            counts["users" if cur.rowcount else "skipped"] += 1
+        elif kind == "node":
+            node = Node.model_validate({k: v for k, v in row.items() if k != "record"})
+            existing = self.nodes(NodeQuery(scope=Scope.everyone(), ids=[node.id]))
+            if existing:
+                if existing[0].model_dump(mode="json") != node.model_dump(mode="json"):
+                    raise Conflict(f"node {node.id} already exists with different content", field="id")
+                counts["skipped"] += 1
+                return
+            self._q(
+                "INSERT INTO nodes(id, user_id, agent_id, app_id, name, key, type, summary, metadata, "
+                "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (node.id, node.user_id, node.agent_id or "", node.app_id or "", node.name, node.key, node.type,
+                 node.summary, json.dumps(node.metadata, ensure_ascii=False, sort_keys=True),
+                 ts(node.created_at), ts(node.updated_at)),
+            )
+            self._index_nodes([node.id])
+            counts["nodes"] += 1
+        elif kind == "fact":
+            fact = Fact.model_validate({k: v for k, v in row.items() if k != "record"})
+            existing = self.facts(FactQuery(scope=Scope.everyone(), ids=[fact.id], validity="all"))
+            if existing:
+                if existing[0].model_dump(mode="json", exclude={"subject", "object"}) != fact.model_dump(
+                    mode="json", exclude={"subject", "object"}
+                ):
+                    raise Conflict(f"fact {fact.id} already exists with different content", field="id")
+                counts["skipped"] += 1
+                return
+            if fact.superseded_by:
+                links.append((fact.superseded_by, fact.id))
+            self.insert_facts([fact.model_copy(update={"superseded_by": None})])
+            counts["facts"] += 1
+        else:
+            raise InvalidInput(f"unknown record type {kind!r}", field="import")
