@@ -22,6 +22,7 @@ from trulymem import __version__
 from trulymem.config import Settings
 from trulymem.errors import InvalidInput, TrulyMemError
 from trulymem.graph import TrulyMem
+from trulymem.model import to_json
 from trulymem.tools import anthropic_tools, openai_tools
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -348,7 +349,7 @@ def history(ctx: Ctx, subject: str, relation: str | None) -> None:
     """Every version of SUBJECT's facts (optionally one RELATION), oldest first."""
     with ctx.mem() as mem:
         facts = mem.history(subject, relation)
-    data = [f.model_dump(mode="json") for f in facts]
+    data = [to_json(f) for f in facts]
 
     def human() -> None:
         for f in facts:

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import StrEnum
-from typing import Any
+from functools import cache
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AfterValidator, Field, TypeAdapter
 
 from trulymem.errors import InvalidInput
 
 MAX_ID_LEN = 128
+T = TypeVar("T")
 _ID_OK = re.compile(r"^[^\x00-\x1f\x7f]+$")
 
 
@@ -23,7 +25,8 @@ def utcnow() -> datetime:
 
 
 def new_id() -> str:
-    return uuid.uuid4().hex
+    """A random 128-bit id as 32 hex characters (uuid4-sized, without uuid's overhead)."""
+    return os.urandom(16).hex()
 
 
 def as_utc(value: datetime) -> datetime:
@@ -136,10 +139,17 @@ class Scope:
         return self
 
 
-class Node(BaseModel):
+UTCDatetime = Annotated[datetime, AfterValidator(as_utc)]
+
+
+# Node and Fact are slotted dataclasses rather than pydantic models: the store
+# builds tens of thousands per second. ``to_json``/``from_json`` validate them
+# with pydantic where data crosses a boundary (export/import).
+@dataclass(slots=True, kw_only=True)
+class Node:
     """A thing in the graph. ``key`` is the resolved name that makes it unique per namespace."""
 
-    id: str = Field(default_factory=new_id)
+    id: str = dataclasses.field(default_factory=lambda: new_id())
     user_id: str
     agent_id: str | None = None
     app_id: str | None = None
@@ -147,12 +157,13 @@ class Node(BaseModel):
     key: str
     type: str = NodeType.ENTITY.value
     summary: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    created_at: datetime
-    updated_at: datetime
+    metadata: dict[str, Any] = dataclasses.field(default_factory=dict)
+    created_at: UTCDatetime
+    updated_at: UTCDatetime
 
 
-class Fact(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Fact:
     """An edge ``(subject) -[relation]-> (object)`` with confidence, provenance and time.
 
     A fact is *valid* while ``invalid_at`` is unset. Correcting or purging a fact
@@ -160,7 +171,7 @@ class Fact(BaseModel):
     stays for history and as-of queries.
     """
 
-    id: str = Field(default_factory=new_id)
+    id: str = dataclasses.field(default_factory=lambda: new_id())
     user_id: str
     agent_id: str | None = None
     app_id: str | None = None
@@ -169,28 +180,23 @@ class Fact(BaseModel):
     relation: str
     object_id: str
     kind: EdgeKind = EdgeKind.FACT
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
     speculation: bool = False
     pinned: bool = False
     type: str | None = None
     source: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = dataclasses.field(default_factory=dict)
     turn_id: str | None = None
-    message_ids: list[str] = Field(default_factory=list)
+    message_ids: list[str] = dataclasses.field(default_factory=list)
     mention_count: int = 1
-    created_at: datetime
-    updated_at: datetime
-    valid_at: datetime
-    invalid_at: datetime | None = None
+    created_at: UTCDatetime
+    updated_at: UTCDatetime
+    valid_at: UTCDatetime
+    invalid_at: UTCDatetime | None = None
     superseded_by: str | None = None
     # Display names of the endpoints, filled in by the store on reads.
     subject: str | None = None
     object: str | None = None
-
-    @field_validator("created_at", "updated_at", "valid_at", "invalid_at")
-    @classmethod
-    def _utc(cls, v: datetime | None) -> datetime | None:
-        return None if v is None else as_utc(v)
 
     @property
     def is_valid(self) -> bool:
@@ -205,3 +211,18 @@ class Fact(BaseModel):
         """``subject relation object``, with the seed's ``[speculation]`` mark on the subject."""
         mark = "[speculation]" if self.speculation else ""
         return f"{self.subject}{mark} {self.relation} {self.object}"
+
+
+@cache
+def _adapter(cls: type) -> TypeAdapter[Any]:
+    return TypeAdapter(cls)
+
+
+def to_json(obj: Node | Fact, *, exclude: set[str] | None = None) -> dict[str, Any]:
+    """A node or fact as JSON-able data (datetimes as ISO strings)."""
+    return _adapter(type(obj)).dump_python(obj, mode="json", exclude=exclude)  # type: ignore[no-any-return]
+
+
+def from_json(cls: type[T], data: dict[str, Any]) -> T:
+    """Validate JSON data into a ``Node`` or ``Fact``; raises pydantic's ``ValidationError``."""
+    return _adapter(cls).validate_python(data)  # type: ignore[no-any-return]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from trulymem.errors import Conflict, InvalidInput, StoreError
-from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, new_id
+from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, from_json, new_id, to_json
 from trulymem.store.base import (
     Capabilities,
     FactQuery,
@@ -36,11 +38,31 @@ _FACT_COLS = (
     "f.superseded_by, s.name, o.name"
 )
 _FACT_FROM = "facts f JOIN nodes s ON s.id = f.subject_id JOIN nodes o ON o.id = f.object_id"
+_NAMES = {"subject", "object"}  # display names: derived from nodes, not exported
 _NODE_COLS = "id, user_id, agent_id, app_id, name, key, type, summary, metadata, created_at, updated_at"
 
 
 def ts(value: datetime) -> str:
     return value.isoformat(timespec="microseconds")
+
+
+def _json(value: dict[str, Any] | list[Any]) -> str:
+    if not value:
+        return "{}" if isinstance(value, dict) else "[]"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+class _Stamps:
+    """``ts`` with a memo: a batch shares a handful of timestamps."""
+
+    def __init__(self) -> None:
+        self._seen: dict[datetime, str] = {}
+
+    def __call__(self, value: datetime) -> str:
+        out = self._seen.get(value)
+        if out is None:
+            out = self._seen[value] = ts(value)
+        return out
 
 
 def _dt(value: str | None) -> datetime | None:
@@ -60,13 +82,14 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
+@lru_cache(maxsize=8_192)
 def _fact_doc(relation: str, type_: str | None, kind: str) -> str:
     return fts_document(relation, type_ or "", kind if kind != EdgeKind.FACT else "")
 
 
 def _row_to_fact(r: tuple[Any, ...]) -> Fact:
     # Rows come from our own schema: skip validation, parse what needs parsing.
-    return Fact.model_construct(
+    return Fact(
         id=r[0], user_id=r[1], agent_id=_opt(r[2]), app_id=_opt(r[3]), session_id=_opt(r[4]),
         subject_id=r[5], relation=r[6], object_id=r[7], kind=EdgeKind(r[8]), confidence=r[9],
         speculation=bool(r[10]), pinned=bool(r[11]), type=r[12], source=r[13],
@@ -77,7 +100,7 @@ def _row_to_fact(r: tuple[Any, ...]) -> Fact:
 
 
 def _row_to_node(r: tuple[Any, ...]) -> Node:
-    return Node.model_construct(
+    return Node(
         id=r[0], user_id=r[1], agent_id=_opt(r[2]), app_id=_opt(r[3]), name=r[4], key=r[5],
         type=r[6], summary=r[7], metadata=json.loads(r[8]), created_at=_dt(r[9]), updated_at=_dt(r[10]),
     )
@@ -225,7 +248,7 @@ class SQLiteStore(Store):
             t = ts(now)
             base = self._q("SELECT coalesce(max(rid), 0) FROM nodes")[0][0]
             new = [
-                Node.model_construct(
+                Node(
                     id=new_id(), user_id=ns[0], agent_id=scope.agent_id, app_id=scope.app_id,
                     name=s.name, key=s.key, type=s.type, summary=None, metadata={}, created_at=now, updated_at=now,
                 )
@@ -350,32 +373,32 @@ class SQLiteStore(Store):
 
     def active_facts_for(self, triples: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], Fact]:
         out: dict[tuple[str, str, str], Fact] = {}
-        wanted = set(triples)
-        subjects = list({t[0] for t in triples})
-        for chunk in _chunks(subjects):
+        unique = list(dict.fromkeys(triples))
+        for chunk in _chunks(unique, 300):
+            # Join on the exact triples so the partial unique index answers each one.
+            values = ",".join("(?,?,?)" for _ in chunk)
             rows = self._q(
-                f"SELECT {_FACT_COLS}, f.relation_key FROM {_FACT_FROM} "
-                f"WHERE f.subject_id IN ({_marks(len(chunk))}) AND f.invalid_at IS NULL",
-                chunk,
+                f"WITH v(s, r, o) AS (VALUES {values}) SELECT {_FACT_COLS}, f.relation_key FROM v "
+                f"JOIN facts f ON f.subject_id = v.s AND f.relation_key = v.r AND f.object_id = v.o "
+                f"AND f.invalid_at IS NULL JOIN nodes s ON s.id = f.subject_id JOIN nodes o ON o.id = f.object_id",
+                [x for t in chunk for x in t],
             )
             for r in rows:
-                key = (r[5], r[25], r[7])
-                if key in wanted:
-                    out[key] = _row_to_fact(r)
+                out[(r[5], r[25], r[7])] = _row_to_fact(r)
         return out
 
     def insert_facts(self, facts: Sequence[Fact]) -> None:
         # Explicit rowids (we hold the write lock) let the FTS rows be written in one batch.
         base = self._q("SELECT coalesce(max(rid), 0) FROM facts")[0][0]
+        stamp = _Stamps()
         rows = []
         for i, f in enumerate(facts):
             rows.append((
                 base + i + 1, f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "", f.subject_id,
                 f.relation, relation_key(f.relation), f.object_id, str(f.kind), f.confidence,
-                int(f.speculation), int(f.pinned), f.type, f.source,
-                json.dumps(f.metadata, ensure_ascii=False, sort_keys=True), f.turn_id,
-                json.dumps(f.message_ids, ensure_ascii=False), f.mention_count, ts(f.created_at),
-                ts(f.updated_at), ts(f.valid_at), ts(f.invalid_at) if f.invalid_at else None, f.superseded_by,
+                int(f.speculation), int(f.pinned), f.type, f.source, _json(f.metadata), f.turn_id,
+                _json(f.message_ids), f.mention_count, stamp(f.created_at), stamp(f.updated_at),
+                stamp(f.valid_at), stamp(f.invalid_at) if f.invalid_at else None, f.superseded_by,
             ))
         self._many(
             "INSERT INTO facts(rid, id, user_id, agent_id, app_id, session_id, subject_id, relation, relation_key, "
@@ -395,7 +418,7 @@ class SQLiteStore(Store):
             "metadata = ?, type = ? WHERE id = ?",
             [
                 (f.mention_count, ts(f.updated_at), f.confidence, int(f.speculation), int(f.pinned),
-                 json.dumps(f.metadata, ensure_ascii=False, sort_keys=True), f.type, f.id)
+                 _json(f.metadata), f.type, f.id)
                 for f in updates
             ],
         )
@@ -485,10 +508,10 @@ class SQLiteStore(Store):
             yield {"record": "user", "user_id": u[0], "created_at": u[1]}
         nwhere, nparams = _scope_sql(scope, "n", with_session=False)
         for r in self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE {nwhere} ORDER BY rid", nparams):
-            yield {"record": "node", **_row_to_node(r).model_dump(mode="json")}
+            yield {"record": "node", **to_json(_row_to_node(r))}
         fwhere, fparams = _scope_sql(scope, "f", with_session=True)
         for r in self._q(f"SELECT {_FACT_COLS} FROM {_FACT_FROM} WHERE {fwhere} ORDER BY f.rid", fparams):
-            row = _row_to_fact(r).model_dump(mode="json", exclude={"subject", "object"})
+            row = to_json(_row_to_fact(r), exclude=_NAMES)
             yield {"record": "fact", **row}
 
     def import_rows(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
@@ -513,10 +536,10 @@ class SQLiteStore(Store):
             )
             counts["users" if cur.rowcount else "skipped"] += 1
         elif kind == "node":
-            node = Node.model_validate({k: v for k, v in row.items() if k != "record"})
+            node = from_json(Node, {k: v for k, v in row.items() if k != "record"})
             existing = self.nodes(NodeQuery(scope=Scope.everyone(), ids=[node.id]))
             if existing:
-                if existing[0].model_dump(mode="json") != node.model_dump(mode="json"):
+                if to_json(existing[0]) != to_json(node):
                     raise Conflict(f"node {node.id} already exists with different content", field="id")
                 counts["skipped"] += 1
                 return
@@ -524,24 +547,22 @@ class SQLiteStore(Store):
                 "INSERT INTO nodes(id, user_id, agent_id, app_id, name, key, type, summary, metadata, "
                 "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (node.id, node.user_id, node.agent_id or "", node.app_id or "", node.name, node.key, node.type,
-                 node.summary, json.dumps(node.metadata, ensure_ascii=False, sort_keys=True),
+                 node.summary, _json(node.metadata),
                  ts(node.created_at), ts(node.updated_at)),
             )
             self._index_nodes([node.id])
             counts["nodes"] += 1
         elif kind == "fact":
-            fact = Fact.model_validate({k: v for k, v in row.items() if k != "record"})
+            fact = from_json(Fact, {k: v for k, v in row.items() if k != "record"})
             existing = self.facts(FactQuery(scope=Scope.everyone(), ids=[fact.id], validity="all"))
             if existing:
-                if existing[0].model_dump(mode="json", exclude={"subject", "object"}) != fact.model_dump(
-                    mode="json", exclude={"subject", "object"}
-                ):
+                if to_json(existing[0], exclude=_NAMES) != to_json(fact, exclude=_NAMES):
                     raise Conflict(f"fact {fact.id} already exists with different content", field="id")
                 counts["skipped"] += 1
                 return
             if fact.superseded_by:
                 links.append((fact.superseded_by, fact.id))
-            self.insert_facts([fact.model_copy(update={"superseded_by": None})])
+            self.insert_facts([dataclasses.replace(fact, superseded_by=None)])
             counts["facts"] += 1
         else:
             raise InvalidInput(f"unknown record type {kind!r}", field="import")

@@ -8,21 +8,26 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _WS = re.compile(r"\s+")
 _REL_SEP = re.compile(r"[\s\-]+")
 
 
+# Names repeat constantly (user, AI, task ids): cache the folding.
+@lru_cache(maxsize=65_536)
 def clean_text(text: str) -> str:
     """NFKC and whitespace-collapse display text, keeping its case."""
     return _WS.sub(" ", unicodedata.normalize("NFKC", text)).strip()
 
 
+@lru_cache(maxsize=65_536)
 def name_key(name: str) -> str:
     """The identity key of a node name: NFKC, case-folded, whitespace collapsed."""
     return unicodedata.normalize("NFKC", clean_text(name).casefold())
 
 
+@lru_cache(maxsize=8_192)
 def relation_key(relation: str) -> str:
     """The identity key of a relation: like ``name_key`` with spaces/hyphens as ``_``.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any, Literal
 
@@ -96,7 +97,7 @@ def commit_triplets(
             fact, status = prior
             batch[triple] = (_reinforce(fact, t, now), status)
             continue
-        fact = Fact.model_construct(
+        fact = Fact(
             id=new_id(), user_id=scope.user_id, agent_id=scope.agent_id, app_id=scope.app_id,
             session_id=scope.session_id, subject_id=triple[0], relation=clean_text(t.relation),
             object_id=triple[2], kind=kind or edge_kind(t.relation), confidence=t.confidence,
@@ -113,34 +114,32 @@ def commit_triplets(
 
 def _reinforce(fact: Fact, t: TripletIn, now: datetime) -> Fact:
     merged: dict[str, Any] = {**fact.metadata, **t.metadata}
-    return fact.model_copy(
-        update={
-            "mention_count": fact.mention_count + 1,
-            "updated_at": now,
-            "confidence": max(fact.confidence, t.confidence),
-            # A user stating what was only guessed makes it a plain fact.
-            "speculation": fact.speculation and t.speculation,
-            "pinned": fact.pinned or t.pinned,
-            "type": t.type or fact.type,
-            "metadata": merged,
-        }
+    return dataclasses.replace(
+        fact,
+        mention_count=fact.mention_count + 1,
+        updated_at=now,
+        confidence=max(fact.confidence, t.confidence),
+        # A user stating what was only guessed makes it a plain fact.
+        speculation=fact.speculation and t.speculation,
+        pinned=fact.pinned or t.pinned,
+        type=t.type or fact.type,
+        metadata=merged,
     )
 
 
 def _commit(ctx: ToolContext, inp: CommitInput) -> CommitResult:
     done = commit_triplets(ctx, inp.triplets, turn_id=inp.turn_id, message_ids=inp.message_ids)
-    seen: set[str] = set()
-    facts: list[CommittedFact] = []
+    facts: dict[str, dict[str, Any]] = {}
     for fact, status in done:
-        if fact.id in seen:
-            continue
-        seen.add(fact.id)
-        facts.append(CommittedFact(id=fact.id, status=status, text=fact.render(), mention_count=fact.mention_count))  # type: ignore[arg-type]
-    return CommitResult(
-        created=[f.id for f in facts if f.status == "created"],
-        reinforced=[f.id for f in facts if f.status == "reinforced"],
-        facts=facts,
-    )
+        facts.setdefault(fact.id, {"id": fact.id, "status": status, "text": fact.render(),
+                                   "mention_count": fact.mention_count})
+    rows = list(facts.values())
+    # One validation call for the whole batch: per-item model construction dominates big commits.
+    return CommitResult.model_validate({
+        "created": [f["id"] for f in rows if f["status"] == "created"],
+        "reinforced": [f["id"] for f in rows if f["status"] == "reinforced"],
+        "facts": rows,
+    })
 
 
 memory_commit = register(
