@@ -1,4 +1,4 @@
-from trulymem.text import fts_document, fts_query, name_key, query_terms, relation_key
+from trulymem.text import fts_document, fts_match, name_key, phrases, query_terms, relation_key
 from trulymem.text.tokenize import tokens
 
 
@@ -22,11 +22,15 @@ def test_chinese_runs_become_bigrams() -> None:
 def test_query_terms_split_on_commas_and_spaces_in_both_scripts() -> None:
     assert query_terms("AI,persona, role，语气、口癖") == ["AI", "persona", "role", "语气", "口癖"]
     assert query_terms("  ") == []
+    assert query_terms("TaskNode working_memory  task_chain") == ["TaskNode", "working_memory", "task_chain"]
+    assert query_terms("New York, 猫娘") == ["New York", "猫娘"]
 
 
-def test_fts_query_quotes_and_phrases() -> None:
-    assert fts_query(["猫娘"]) == '"猫娘"'
-    assert fts_query(["为所欲为"]) == '"为所 所欲 欲为"'
-    assert fts_query(['a"b']) == '"a b"'
-    assert fts_query(["!!!"]) is None
+def test_fts_match_quotes_and_phrases() -> None:
+    assert fts_match(phrases(["猫娘"])) == '"猫娘"'
+    assert fts_match(phrases(["为所欲为"])) == '"为所 所欲 欲为"'
+    assert fts_match(phrases(['a"b'])) == '"a b"'
+    assert fts_match(phrases(["猫"])) == '("猫" OR "猫"*)'
+    assert fts_match(phrases(["!!!"])) is None
+    assert phrases(["Rock", "rock", "ROCK music"]) == [("rock",), ("rock", "music")]
     assert fts_document("Task_1 成语") == "task 1 成语"

@@ -18,7 +18,7 @@ from trulymem.recall.config import RecallConfig
 from trulymem.recall.rank import fact_quality, normalize_scores, rank_order, recency
 from trulymem.recall.render import render_text
 from trulymem.store.base import FactQuery, NodeQuery, Store, Validity
-from trulymem.text import fts_query, name_key, query_terms, relation_key
+from trulymem.text import name_key, phrases, query_terms, relation_key
 
 TASK_INTENTS = {"tasknode", "task", "tasks", "task_chain", "taskchain", "working_memory", "workingmemory",
                 "工作记忆", "任务", "任务链"}
@@ -146,10 +146,12 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
 
     # --- seeds ---------------------------------------------------------------
     names = text_terms + list(q.seed_entities)
+    if len(text_terms) > 1 and "," not in q.query_intent:
+        names.append(q.query_intent)  # "New York" is one name as well as two words
     if names:
         for n in store.nodes(NodeQuery(scope=scope, keys=list({name_key(x) for x in names}))):
             c.node(n.id, 1.0, 0, f"name:{n.name}")
-    match = fts_query(text_terms)
+    match = phrases(text_terms)
     if match:
         hits = store.search_nodes(scope, match, cfg.seed_nodes)
         for (nid, _), s in zip(hits, normalize_scores([h[1] for h in hits], top=0.8)):

@@ -143,13 +143,15 @@ class Store(ABC):
 
     # retrieval
     @abstractmethod
-    def search_nodes(self, scope: Scope, match: str, limit: int) -> list[tuple[str, float]]:
-        """Full-text match (an ``fts_query`` expression) on node names and summaries:
+    def search_nodes(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int) -> list[tuple[str, float]]:
+        """Nodes whose name or summary contains any phrase (tokens from ``text.phrases``):
         ``(node_id, score)`` best first, score > 0, higher is better."""
 
     @abstractmethod
-    def search_facts(self, scope: Scope, match: str, limit: int, *, validity: Validity = "current") -> list[Fact]:
-        """Full-text match on fact text (relation and labels), newest first."""
+    def search_facts(
+        self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *, validity: Validity = "current"
+    ) -> list[Fact]:
+        """Facts whose own text (relation and labels) contains any phrase, newest first."""
 
     @abstractmethod
     def neighbors(

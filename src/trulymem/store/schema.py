@@ -74,6 +74,11 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE VIRTUAL TABLE facts_fts USING fts5(doc, tokenize='{FTS_TOKENIZER}');
         """,
     ),
+    (
+        2,
+        "node lookup by name across a user's agents and apps",
+        "CREATE INDEX nodes_user_key ON nodes(user_id, key)",
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -27,8 +27,9 @@ from trulymem.store.base import (
     Validity,
 )
 from trulymem.store.schema import migrate
-from trulymem.text import fts_document, relation_key
+from trulymem.text import fts_document, fts_match, relation_key
 
+_COMMON = 1000  # a search phrase matching more rows than this is not ranked (see _split_common)
 _CHUNK = 500  # stays below SQLite's bound-parameter limit with room for scope params
 
 _FACT_COLS = (
@@ -282,6 +283,8 @@ class SQLiteStore(Store):
 
     def nodes(self, query: NodeQuery) -> list[Node]:
         where, params = _scope_sql(query.scope, "n", with_session=False)
+        if query.ids is not None:
+            where = where.replace("n.user_id", "+n.user_id")  # look up by id, then check the user
         clauses = [where]
         for col, values in (("id", query.ids), ("key", query.keys), ("type", query.types)):
             if values is not None:
@@ -437,17 +440,42 @@ class SQLiteStore(Store):
             self._many("DELETE FROM facts WHERE rid = ?", rids)
 
     # --- retrieval ----------------------------------------------------------
-    def search_nodes(self, scope: Scope, match: str, limit: int) -> list[tuple[str, float]]:
-        where, params = _scope_sql(scope, "n", with_session=False)
-        rows = self._q(
-            f"SELECT n.id, nodes_fts.rank FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid "
-            f"WHERE nodes_fts MATCH ? AND {where} ORDER BY nodes_fts.rank LIMIT ?",
-            (match, *params, limit),
-        )
-        # FTS5 rank is bm25 negated: more negative is better.
-        return [(r[0], -float(r[1])) for r in rows]
+    def _split_common(self, table: str, phrase_list: Sequence[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """Separate phrases matching more than ``_COMMON`` rows: ranking every hit of
+        a word that is everywhere ("entity", "user") costs more than it tells."""
+        rare, common = [], []
+        for p in list(phrase_list)[:16]:
+            n = self._q(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+                        (fts_match([p]), _COMMON + 1))[0][0]
+            (common if n > _COMMON else rare).append(p)
+        return rare, common
 
-    def search_facts(self, scope: Scope, match: str, limit: int, *, validity: Validity = "current") -> list[Fact]:
+    def search_nodes(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int) -> list[tuple[str, float]]:
+        where, params = _scope_sql(scope, "n", with_session=False)
+        rare, common = self._split_common("nodes_fts", phrases)
+        if rare:
+            # FTS5 rank is bm25 negated: more negative is better.
+            rows = self._q(
+                f"SELECT n.id, -nodes_fts.rank FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid "
+                f"WHERE nodes_fts MATCH ? AND {where} ORDER BY nodes_fts.rank LIMIT ?",
+                (fts_match(rare), *params, limit),
+            )
+            return [(r[0], float(r[1])) for r in rows]
+        if not common:
+            return []
+        rows = self._q(  # only common words: newest matches, a low flat score
+            f"SELECT n.id FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid "
+            f"WHERE nodes_fts MATCH ? AND {where} ORDER BY nodes_fts.rowid DESC LIMIT ?",
+            (fts_match(common), *params, limit),
+        )
+        return [(r[0], 0.1) for r in rows]
+
+    def search_facts(
+        self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *, validity: Validity = "current"
+    ) -> list[Fact]:
+        match = fts_match(list(phrases))
+        if match is None:
+            return []
         where, params = _scope_sql(scope, "f", with_session=True)
         vsql, vparams = _validity_sql(validity, None)
         # Walk the index newest-first instead of ranking every hit: relation words are common.

@@ -19,7 +19,8 @@ _CJK = (
     r"\U00020000-\U0002fa1f"
 )
 _TOKEN = re.compile(rf"([{_CJK}]+)|([^\W_]+)", re.UNICODE)
-_SPLIT_INTENT = re.compile(r"[,，、;；|\s]+")
+_SPLIT_LIST = re.compile(r"[,，、;；|]+")
+_IS_CJK = re.compile(rf"[{_CJK}]")
 
 
 def _cjk_grams(run: str) -> list[str]:
@@ -46,29 +47,30 @@ def fts_document(*parts: str) -> str:
 
 
 def query_terms(query: str) -> list[str]:
-    """Split a query intent like ``"AI,persona,role"`` or ``"猫娘 成语"`` into terms."""
-    return [t for t in (s.strip() for s in _SPLIT_INTENT.split(unicodedata.normalize("NFKC", query))) if t]
+    """Split a query intent into terms: on commas (and 、；;|) when it has any,
+    otherwise on whitespace — so ``"AI,persona,role"``, ``"猫娘 成语"`` and
+    ``"New York, 猫娘"`` all mean what they say."""
+    query = unicodedata.normalize("NFKC", query)
+    parts = _SPLIT_LIST.split(query) if _SPLIT_LIST.search(query) else query.split()
+    return [t for t in (p.strip() for p in parts) if t]
+
+
+def phrases(terms: list[str]) -> list[tuple[str, ...]]:
+    """Each term's tokens (a phrase to match in order), without empties or repeats."""
+    return list(dict.fromkeys(tuple(toks) for term in terms if (toks := tokens(term))))
 
 
 def _quote(tok: str) -> str:
     return '"' + tok.replace('"', '""') + '"'
 
 
-def fts_query(terms: list[str]) -> str | None:
-    """An FTS5 MATCH expression: any term matches; a term's own tokens form a phrase.
-
-    Returns ``None`` when no term has a searchable token (punctuation only).
-    """
+def fts_match(phrase_list: list[tuple[str, ...]]) -> str | None:
+    """An FTS5 MATCH expression: any phrase matches; ``None`` when there is none."""
     clauses: list[str] = []
-    for term in terms:
-        toks = tokens(term)
-        if not toks:
-            continue
-        if len(toks) == 1 and len(toks[0]) == 1 and re.match(rf"[{_CJK}]", toks[0]):
-            # A single CJK character is indexed only inside bigrams: prefix-match them.
+    for toks in phrase_list:
+        if len(toks) == 1 and len(toks[0]) == 1 and _IS_CJK.match(toks[0]):
+            # A lone CJK character is indexed only inside bigrams: also prefix-match them.
             clauses.append(f"({_quote(toks[0])} OR {_quote(toks[0])}*)")
-        elif len(toks) == 1:
-            clauses.append(_quote(toks[0]))
         else:
             clauses.append(_quote(" ".join(toks)))  # a phrase: tokens adjacent, in order
     return " OR ".join(clauses) if clauses else None
