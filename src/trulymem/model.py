@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import StrEnum
@@ -25,8 +26,11 @@ def utcnow() -> datetime:
 
 
 def new_id() -> str:
-    """A random 128-bit id as 32 hex characters (uuid4-sized, without uuid's overhead)."""
-    return os.urandom(16).hex()
+    """32 hex characters: 48 bits of milliseconds then 80 random bits.
+
+    Time-ordered ids keep the id indexes append-mostly (like ULID/UUIDv7), and
+    are as unique as a uuid4 for any practical purpose."""
+    return f"{time.time_ns() // 1_000_000:012x}{os.urandom(10).hex()}"
 
 
 def as_utc(value: datetime) -> datetime:

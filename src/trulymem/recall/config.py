@@ -12,7 +12,7 @@ class RecallConfig:
     seed_tasks: int = 5           # newest tasks when the intent asks for the task chain
     fanout_seed: int = 12         # facts per seed node and direction
     fanout_hop: int = 4           # facts per reached node and direction (hubs cannot flood)
-    frontier: int = 30            # nodes expanded per hop, best first
+    frontier: int = 16            # nodes expanded per hop, best first
     max_facts: int = 200          # candidate facts before the final cut
     hop_decay: float = 0.6        # score multiplier per hop
     recency_half_life_days: float = 30.0

@@ -101,8 +101,8 @@ class Store(ABC):
 
     # nodes
     @abstractmethod
-    def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, Node]:
-        """Get or create one node per spec in the scope's namespace; returns key -> node.
+    def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, str]:
+        """Get or create one node per spec in the scope's namespace; returns key -> node id.
 
         A node stored as the generic ``EntityNode`` takes the more specific type
         when a spec names one."""

@@ -79,6 +79,16 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "node lookup by name across a user's agents and apps",
         "CREATE INDEX nodes_user_key ON nodes(user_id, key)",
     ),
+    (
+        3,
+        "partial indexes for rarely-set columns (cheaper bulk inserts)",
+        """
+        DROP INDEX facts_superseded_by;
+        CREATE INDEX facts_superseded_by ON facts(superseded_by) WHERE superseded_by IS NOT NULL;
+        DROP INDEX facts_user_type;
+        CREATE INDEX facts_user_type ON facts(user_id, type) WHERE type IS NOT NULL;
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

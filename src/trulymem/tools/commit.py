@@ -85,7 +85,7 @@ def commit_triplets(
         specs.append(NodeSpec(name_key(t.object), clean_text(t.object), t.object_type or NodeType.ENTITY))
     nodes = store.resolve_nodes(scope, specs, now)
     triples = [
-        (nodes[name_key(t.subject)].id, relation_key(t.relation), nodes[name_key(t.object)].id) for t in triplets
+        (nodes[name_key(t.subject)], relation_key(t.relation), nodes[name_key(t.object)]) for t in triplets
     ]
     existing = store.active_facts_for(triples)
     batch: dict[tuple[str, str, str], tuple[Fact, str]] = {}
