@@ -79,34 +79,30 @@ def commit_triplets(
     within the batch reinforces its own first occurrence)."""
     scope, store, now = ctx.scope.writable(), ctx.store, ctx.now
     store.ensure_user(scope.user_id, now)  # type: ignore[arg-type]
+    keys = [(name_key(t.subject), relation_key(t.relation), name_key(t.object)) for t in triplets]
     specs: list[NodeSpec] = []
-    for t in triplets:
-        specs.append(NodeSpec(name_key(t.subject), clean_text(t.subject), t.subject_type or NodeType.ENTITY))
-        specs.append(NodeSpec(name_key(t.object), clean_text(t.object), t.object_type or NodeType.ENTITY))
+    for t, (sk, _, ok) in zip(triplets, keys):
+        specs.append(NodeSpec(sk, clean_text(t.subject), t.subject_type or NodeType.ENTITY))
+        specs.append(NodeSpec(ok, clean_text(t.object), t.object_type or NodeType.ENTITY))
     nodes = store.resolve_nodes(scope, specs, now)
-    triples = [
-        (nodes[name_key(t.subject)], relation_key(t.relation), nodes[name_key(t.object)]) for t in triplets
-    ]
+    triples = [(nodes[sk], rk, nodes[ok]) for sk, rk, ok in keys]
     existing = store.active_facts_for(triples)
     batch: dict[tuple[str, str, str], tuple[Fact, str]] = {}
     for t, triple in zip(triplets, triples):
-        prior = batch.get(triple)
-        if prior is None and triple in existing:
-            prior = (existing[triple], "reinforced")
+        prior = batch.get(triple) or ((existing[triple], "reinforced") if triple in existing else None)
         if prior is not None:
-            fact, status = prior
-            batch[triple] = (_reinforce(fact, t, now), status)
+            batch[triple] = (_reinforce(prior[0], t, now), prior[1])
             continue
-        fact = Fact(
-            id=new_id(), user_id=scope.user_id, agent_id=scope.agent_id, app_id=scope.app_id,
+        batch[triple] = (Fact(
+            id=new_id(), user_id=scope.user_id, agent_id=scope.agent_id, app_id=scope.app_id,  # type: ignore[arg-type]
             session_id=scope.session_id, subject_id=triple[0], relation=clean_text(t.relation),
             object_id=triple[2], kind=kind or edge_kind(t.relation), confidence=t.confidence,
-            speculation=t.speculation, pinned=t.pinned, type=t.type, source=t.source, metadata=dict(t.metadata),
-            turn_id=turn_id, message_ids=list(message_ids or []), mention_count=1, created_at=now,
-            updated_at=now, valid_at=as_utc(t.valid_at) if t.valid_at else now, invalid_at=None,
-            superseded_by=None, subject=clean_text(t.subject), object=clean_text(t.object),
-        )
-        batch[triple] = (fact, "created")
+            speculation=t.speculation, pinned=t.pinned, type=t.type, source=t.source,
+            metadata=dict(t.metadata) if t.metadata else {}, turn_id=turn_id,
+            message_ids=list(message_ids) if message_ids else [], created_at=now, updated_at=now,
+            valid_at=as_utc(t.valid_at) if t.valid_at else now,
+            subject=clean_text(t.subject), object=clean_text(t.object),
+        ), "created")
     store.insert_facts([f for f, status in batch.values() if status == "created"])
     store.reinforce_facts([f for f, status in batch.values() if status == "reinforced"])
     return [batch[triple] for triple in triples]
