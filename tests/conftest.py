@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,7 @@ from trulymem import TrulyMem
 class Clock:
     """A clock that moves forward 1 ms per reading, and can be jumped."""
 
-    def __init__(self, start: datetime = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)) -> None:
+    def __init__(self, start: datetime = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)) -> None:
         self.t = start
 
     def __call__(self) -> datetime:

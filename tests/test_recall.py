@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -128,7 +128,7 @@ def test_as_of_and_include_invalid(mem: TrulyMem, clock) -> None:
     both = mem.recall("user", depth=1, include_invalid=True)
     assert {(f.object, f.valid) for f in both.facts} == {("Paris", False), ("Berlin", True)}
     assert "no longer valid" in both.text
-    before_anything = datetime(2000, 1, 1, tzinfo=timezone.utc)
+    before_anything = datetime(2000, 1, 1, tzinfo=UTC)
     assert mem.recall("user", depth=1, as_of=before_anything).facts == []
 
 

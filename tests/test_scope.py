@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import triplet
-from trulymem import InvalidInput, Scope, TrulyMem
+from trulymem import InvalidInput, NotFound, Scope, TrulyMem
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def test_writes_never_cross_users(two_users) -> None:
     rock = alice.history("user", "likes")[0]
     assert bob.purge({"ids": [rock.id]}).matched == []
     assert alice.history("user", "likes")[0].is_valid
-    with pytest.raises(Exception):
+    with pytest.raises(NotFound):
         bob.task_set_state("Task_1", "paused")
     assert alice.task_list().tasks[0].state == "in_progress"
     # the same name is a different node per user

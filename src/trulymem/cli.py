@@ -130,7 +130,10 @@ def commit(ctx: Ctx, subject: str | None, relation: str | None, object_: str | N
         triplets = [t]
     with ctx.mem() as mem:
         res = mem.commit(triplets)
-    emit(ctx, res, lambda: [out.print(f"{f.status:>10}  {f.text}  ({f.id})") for f in res.facts])
+    def human() -> None:
+        for f in res.facts:
+            out.print(f"{f.status:>10}  {f.text}  ({f.id})")
+    emit(ctx, res, human)
 
 
 def _read_triplets(text: str) -> list[dict[str, Any]]:
@@ -209,7 +212,7 @@ def purge(ctx: Ctx, ids: tuple[str, ...], subject: str | None, relation: str | N
           replace_object: str | None, replace_subject: str | None, replace_relation: str | None,
           confirm: bool, dry_run: bool) -> None:
     """Invalidate (soft), correct (supersede) or delete (hard) facts matching ALL criteria."""
-    criteria = {k: v for k, v in dict(
+    criteria: dict[str, Any] = {k: v for k, v in dict(
         ids=list(ids) or None, subject=subject, relation=relation, object=object_,
         subject_contains=subject_contains, relation_contains=relation_contains, object_contains=object_contains,
         kind=kind, type=type_, source=source).items() if v is not None}

@@ -64,7 +64,7 @@ class Settings:
         agent: str | None = None,
         app: str | None = None,
         env: Mapping[str, str] | None = None,
-    ) -> "Settings":
+    ) -> Settings:
         env = os.environ if env is None else env
         file = read_config_file(config_path(env))
 

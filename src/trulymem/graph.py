@@ -57,14 +57,14 @@ class TrulyMem:
         self.scope = scope or Scope(user_id=user_id, agent_id=agent_id, app_id=app_id, session_id=session_id)
         self.clock = clock
 
-    def with_scope(self, **fields: Any) -> "TrulyMem":
+    def with_scope(self, **fields: Any) -> TrulyMem:
         """The same store seen from another scope (fields not given are kept)."""
         return TrulyMem(self.store, scope=self.scope.replace(**fields), clock=self.clock)
 
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> "TrulyMem":
+    def __enter__(self) -> TrulyMem:
         return self
 
     def __exit__(self, *exc: object) -> None:

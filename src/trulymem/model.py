@@ -7,9 +7,8 @@ import os
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import StrEnum
-from functools import cache
 from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, Field, TypeAdapter
@@ -22,7 +21,7 @@ _ID_OK = re.compile(r"^[^\x00-\x1f\x7f]+$")
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def new_id() -> str:
@@ -36,8 +35,8 @@ def new_id() -> str:
 def as_utc(value: datetime) -> datetime:
     """Naive datetimes are taken as UTC; aware ones are converted to UTC."""
     if value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
 
 
 class NodeType(StrEnum):
@@ -65,7 +64,7 @@ class TaskState(StrEnum):
     ARCHIVED = "archived"
 
     @classmethod
-    def parse(cls, value: str) -> "TaskState":
+    def parse(cls, value: str) -> TaskState:
         """Accept the English names (any case, spaces or hyphens) and the seed's Chinese ones."""
         key = value.strip().casefold().replace(" ", "_").replace("-", "_")
         found = _STATE_ALIASES.get(key)
@@ -131,13 +130,13 @@ class Scope:
             raise InvalidInput("is required (use Scope.everyone() to read across users)", field="user_id")
 
     @classmethod
-    def everyone(cls) -> "Scope":
+    def everyone(cls) -> Scope:
         return cls(all_users=True)
 
-    def replace(self, **fields: Any) -> "Scope":
+    def replace(self, **fields: Any) -> Scope:
         return dataclasses.replace(self, **fields)
 
-    def writable(self) -> "Scope":
+    def writable(self) -> Scope:
         if self.user_id is None:
             raise InvalidInput("writes need one user; a global scope is read-only", field="user_id")
         return self
@@ -217,9 +216,13 @@ class Fact:
         return f"{self.subject}{mark} {self.relation} {self.object}"
 
 
-@cache
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+
+
 def _adapter(cls: type) -> TypeAdapter[Any]:
-    return TypeAdapter(cls)
+    if cls not in _ADAPTERS:
+        _ADAPTERS[cls] = TypeAdapter(cls)
+    return _ADAPTERS[cls]
 
 
 def to_json(obj: Node | Fact, *, exclude: set[str] | None = None) -> dict[str, Any]:

@@ -212,9 +212,10 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 node_ids.append(nid)
     nodes = {n.id: n for n in store.nodes(NodeQuery(scope=user_scope, ids=node_ids))}
     rnodes = [
-        RecalledNode(id=n.id, name=n.name, type=n.type, summary=n.summary, score=round(c.node_score[n.id], 4),
-                     hop=c.node_hop[n.id], why=c.node_why[n.id], created_at=n.created_at)
-        for nid in node_ids if (n := nodes.get(nid)) is not None
+        RecalledNode(id=node.id, name=node.name, type=node.type, summary=node.summary,
+                     score=round(c.node_score[node.id], 4), hop=c.node_hop[node.id], why=c.node_why[node.id],
+                     created_at=node.created_at)
+        for nid in node_ids if (node := nodes.get(nid)) is not None
     ]
     rfacts = [
         RecalledFact(

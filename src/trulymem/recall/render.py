@@ -10,11 +10,11 @@ if TYPE_CHECKING:
     from trulymem.recall.engine import RecalledFact, RecalledNode
 
 
-def _mark(f: "RecalledFact") -> str:
+def _mark(f: RecalledFact) -> str:
     return "[speculation]" if f.speculation else ""
 
 
-def _line(f: "RecalledFact") -> str:
+def _line(f: RecalledFact) -> str:
     text = f"{f.subject}{_mark(f)} {f.relation} {f.object}"
     if not f.valid:
         text += f" (no longer valid since {f.invalid_at:%Y-%m-%d %H:%M})" if f.invalid_at else " (no longer valid)"
@@ -23,7 +23,7 @@ def _line(f: "RecalledFact") -> str:
     return text
 
 
-def render_text(nodes: list["RecalledNode"], facts: list["RecalledFact"]) -> str:
+def render_text(nodes: list[RecalledNode], facts: list[RecalledFact]) -> str:
     lines: list[str] = []
     persona = [f for f in facts if f.kind == EdgeKind.HAS_PERSONA and f.valid]
     if persona:

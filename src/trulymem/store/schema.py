@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from trulymem.errors import SchemaError
 
@@ -116,7 +116,7 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
                     conn.execute(statement)
             conn.execute(
                 "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
-                (version, name, datetime.now(timezone.utc).isoformat(timespec="microseconds")),
+                (version, name, datetime.now(UTC).isoformat(timespec="microseconds")),
             )
         except BaseException:
             conn.execute("ROLLBACK")

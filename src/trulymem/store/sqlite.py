@@ -8,8 +8,8 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from trulymem.store.base import (
 from trulymem.store.schema import migrate
 from trulymem.text import fts_document, fts_match, relation_key
 
+Phrase = tuple[str, ...]
 _COMMON = 1000  # a search phrase matching more rows than this is not ranked (see _split_common)
 _CHUNK = 500  # stays below SQLite's bound-parameter limit with room for scope params
 
@@ -75,7 +76,10 @@ class _Stamps:
         return out
 
 
-def _dt(value: str | None) -> datetime | None:
+_dt = datetime.fromisoformat
+
+
+def _dt_opt(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
 
 
@@ -105,7 +109,7 @@ def _row_to_fact(r: tuple[Any, ...]) -> Fact:
         speculation=bool(r[10]), pinned=bool(r[11]), type=r[12], source=r[13],
         metadata=_load(r[14]), turn_id=r[15], message_ids=_load(r[16]),
         mention_count=r[17], created_at=_dt(r[18]), updated_at=_dt(r[19]), valid_at=_dt(r[20]),
-        invalid_at=_dt(r[21]), superseded_by=r[22], subject=r[23], object=r[24],
+        invalid_at=_dt_opt(r[21]), superseded_by=r[22], subject=r[23], object=r[24],
     )
 
 
@@ -442,10 +446,11 @@ class SQLiteStore(Store):
             self._many("DELETE FROM facts WHERE rid = ?", rids)
 
     # --- retrieval ----------------------------------------------------------
-    def _split_common(self, table: str, phrase_list: Sequence[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    def _split_common(self, table: str, phrase_list: Sequence[Phrase]) -> tuple[list[Phrase], list[Phrase]]:
         """Separate phrases matching more than ``_COMMON`` rows: ranking every hit of
         a word that is everywhere ("entity", "user") costs more than it tells."""
-        rare, common = [], []
+        rare: list[Phrase] = []
+        common: list[Phrase] = []
         for p in list(phrase_list)[:16]:
             n = self._q(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
                         (fts_match([p]), _COMMON + 1))[0][0]
@@ -584,9 +589,9 @@ class SQLiteStore(Store):
             counts["nodes"] += 1
         elif kind == "fact":
             fact = from_json(Fact, {k: v for k, v in row.items() if k != "record"})
-            existing = self.facts(FactQuery(scope=Scope.everyone(), ids=[fact.id], validity="all"))
-            if existing:
-                if to_json(existing[0], exclude=_NAMES) != to_json(fact, exclude=_NAMES):
+            stored = self.facts(FactQuery(scope=Scope.everyone(), ids=[fact.id], validity="all"))
+            if stored:
+                if to_json(stored[0], exclude=_NAMES) != to_json(fact, exclude=_NAMES):
                     raise Conflict(f"fact {fact.id} already exists with different content", field="id")
                 counts["skipped"] += 1
                 return

@@ -149,4 +149,5 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return [walk(v) for v in node]
         return node
 
-    return walk(schema)
+    out: dict[str, Any] = walk(schema)
+    return out

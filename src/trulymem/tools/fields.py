@@ -6,7 +6,6 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-
 MAX_NAME = 500
 MAX_TEXT = 4000
 MAX_RELATION = 100

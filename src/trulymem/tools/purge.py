@@ -61,7 +61,7 @@ class PurgeInput(ToolInput):
     dry_run: bool = Field(False, description="Only show what would be affected.")
 
     @model_validator(mode="after")
-    def _check(self) -> "PurgeInput":
+    def _check(self) -> PurgeInput:
         if self.criteria.is_empty():
             raise InvalidInput("needs at least one criterion; refusing to match everything", field="criteria")
         if self.mode == "supersede" and self.replacement is None:
@@ -122,11 +122,14 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
     )
     if not facts:
         return result
-    if inp.mode == "supersede":
-        rep = inp.replacement
-        assert rep is not None
-        subject = rep.subject or _only({f.subject or "" for f in facts}, "replacement.subject")
-        relation = rep.relation or _only({f.relation for f in facts}, "replacement.relation")
+    replacement: TripletIn | None = None
+    if (rep := inp.replacement) is not None:
+        replacement = TripletIn(
+            subject=rep.subject or _only({f.subject or "" for f in facts}, "replacement.subject"),
+            relation=rep.relation or _only({f.relation for f in facts}, "replacement.relation"),
+            object=rep.object, confidence=rep.confidence, speculation=rep.speculation,
+            type=rep.type or _common_type(facts), pinned=rep.pinned, metadata=rep.metadata,
+        )
     if inp.dry_run:
         return result
     ids = [f.id for f in facts]
@@ -135,13 +138,8 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
         result.deleted_nodes = store.delete_orphan_nodes([n for f in facts for n in (f.subject_id, f.object_id)])
         return result
     store.invalidate_facts(ids, ctx.now)
-    if inp.mode == "supersede":
-        triplet = TripletIn(
-            subject=subject, relation=relation, object=rep.object, confidence=rep.confidence,
-            speculation=rep.speculation, type=rep.type or _common_type(facts), pinned=rep.pinned,
-            metadata=rep.metadata,
-        )
-        (new, _status), = commit_triplets(ctx, [triplet])
+    if replacement is not None:
+        ((new, _status),) = commit_triplets(ctx, [replacement])
         store.invalidate_facts(ids, ctx.now, superseded_by=new.id)
         result.replacement_id = new.id
     return result

@@ -18,7 +18,7 @@ class TimeRange(ToolInput):
     end: datetime | None = None
 
     @model_validator(mode="after")
-    def _order(self) -> "TimeRange":
+    def _order(self) -> TimeRange:
         if self.start and self.end and as_utc(self.start) > as_utc(self.end):
             raise InvalidInput("is after end", field="start")
         return self
@@ -39,7 +39,7 @@ class RecallInput(ToolInput):
     preset: str = Field("balanced", description="Retrieval preset: fast, balanced or deep.")
 
     @model_validator(mode="after")
-    def _preset(self) -> "RecallInput":
+    def _preset(self) -> RecallInput:
         if self.preset not in PRESETS:
             raise InvalidInput(f"unknown preset {self.preset!r}; use one of {', '.join(PRESETS)}", field="preset")
         return self

@@ -102,7 +102,7 @@ def _task_create(ctx: ToolContext, inp: TaskCreateInput) -> TaskInfo:
     return TaskInfo(
         task_id=task_node.name, node_id=task_node.id, description=inp.description,
         state=TaskState.IN_PROGRESS.value, previous_task=previous[0].name if previous else None,
-        info_nodes=[f.object for f, _ in done if f.kind == EdgeKind.CONTAINS_INFO],  # type: ignore[misc]
+        info_nodes=[f.object or "" for f, _ in done if f.kind == EdgeKind.CONTAINS_INFO],
         created_at=task_node.created_at.isoformat(),
     )
 
