@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel
 
+from trulymem.config import Settings
 from trulymem.errors import InvalidInput
 from trulymem.model import Fact, Scope, utcnow
 from trulymem.recall import RecallResult
@@ -56,6 +57,14 @@ class TrulyMem:
         self.store = store if isinstance(store, Store) else SQLiteStore(store)
         self.scope = scope or Scope(user_id=user_id, agent_id=agent_id, app_id=app_id, session_id=session_id)
         self.clock = clock
+
+    @classmethod
+    def open(cls, db: str | None = None, *, user_id: str | None = None, agent_id: str | None = None,
+             app_id: str | None = None, session_id: str | None = None) -> TrulyMem:
+        """Open the configured database (argument, ``TRULYMEM_DB``, config file, then
+        the user data directory) for the configured or given user."""
+        s = Settings.load(db=db, user=user_id, agent=agent_id, app=app_id)
+        return cls(s.db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=session_id)
 
     def with_scope(self, **fields: Any) -> TrulyMem:
         """The same store seen from another scope (fields not given are kept)."""
