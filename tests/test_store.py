@@ -37,10 +37,15 @@ def test_lookups_use_indexes(db_path: Path) -> None:
         "node type": "SELECT * FROM nodes WHERE user_id='u' AND type='TaskNode' ORDER BY created_at DESC",
         "relation": "SELECT * FROM facts WHERE user_id='u' AND relation_key='likes'",
         "kind": "SELECT * FROM facts WHERE user_id='u' AND kind='HAS_PERSONA'",
+        "type": "SELECT * FROM facts WHERE user_id='u' AND type IN ('session_state')",
+        "source": "SELECT * FROM facts WHERE user_id='u' AND source = 'mem0-dream'",
+        "listing": "SELECT * FROM facts WHERE user_id='u' ORDER BY created_at DESC LIMIT 10",
+        "history": "SELECT * FROM facts WHERE superseded_by = 'x'",
     }
     for name, sql in plans.items():
         plan = " ".join(r[-1] for r in conn.execute("EXPLAIN QUERY PLAN " + sql))
         assert "USING" in plan and "SCAN facts" not in plan and "SCAN nodes" not in plan, (name, plan)
+        assert "TEMP B-TREE" not in plan or name not in ("listing",), (name, plan)
 
 
 def test_data_survives_reopen(db_path: Path) -> None:

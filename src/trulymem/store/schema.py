@@ -89,6 +89,14 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX facts_user_type ON facts(user_id, type) WHERE type IS NOT NULL;
         """,
     ),
+    (
+        4,
+        "listing a user's facts by time; purge by source",
+        """
+        CREATE INDEX facts_user_created ON facts(user_id, created_at);
+        CREATE INDEX facts_user_source ON facts(user_id, source) WHERE source IS NOT NULL;
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -210,6 +210,10 @@ class SQLiteStore(Store):
                 raise StoreError(f"commit failed: {exc}") from exc
 
     def close(self) -> None:
+        try:
+            self._conn.execute("PRAGMA optimize")  # refresh planner statistics where they are stale
+        except sqlite3.DatabaseError:
+            pass  # closing must not fail because the statistics could not be refreshed
         self._conn.close()
 
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -322,6 +326,9 @@ class SQLiteStore(Store):
     # --- facts --------------------------------------------------------------
     def _fact_where(self, q: FactQuery) -> tuple[str, list[Any]] | None:
         where, params = _scope_sql(q.scope, "f", with_session=True)
+        if any(v is not None for v in (q.ids, q.subject_ids, q.object_ids, q.node_ids)):
+            # Ids and endpoints are far more selective than the user: keep the planner on their indexes.
+            where = where.replace("f.user_id", "+f.user_id")
         clauses = [where]
         for col, values in (
             ("f.id", q.ids),
