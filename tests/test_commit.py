@@ -53,8 +53,9 @@ def test_fact_fields_are_stored(mem: TrulyMem) -> None:
 
 
 def test_structural_relation_names_keep_their_kind(mem: TrulyMem) -> None:
-    mem.commit([triplet("a", "relates_to", "b")])
+    mem.commit([triplet("a", "relates_to", "b"), triplet("Task_x", "contains info", "note")])
     assert mem.history("a")[0].kind == "RELATES_TO"
+    assert mem.history("Task_x")[0].kind == "CONTAINS_INFO"
 
 
 @pytest.mark.parametrize(
@@ -74,6 +75,11 @@ def test_structural_relation_names_keep_their_kind(mem: TrulyMem) -> None:
         ([triplet("a", "r", "b", metadata={"x": "y" * 20000})], "triplets.0.metadata"),
         ([triplet("a", "r", "b")] * (MAX_TRIPLETS + 1), "triplets"),
         ([triplet("ok", "r", "b"), triplet("a", "r", "")], "triplets.1.object"),
+        ([triplet("Task_1", "has state", "completed")], "triplets.0.relation"),
+        ([triplet("t0", "NEXT_TASK", "t1")], "triplets.0.relation"),
+        ([triplet("AI", "has_persona", "x")], "triplets.0.relation"),
+        ([triplet("groceries", "r", "b", subject_type="TaskNode")], "triplets.0.subject_type"),
+        ([triplet("a", "r", "b", object_type="StateNode")], "triplets.0.object_type"),
     ],
 )
 def test_bad_commit_is_one_clear_error_and_changes_nothing(mem: TrulyMem, triplets, field) -> None:

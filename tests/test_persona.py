@@ -47,3 +47,14 @@ def test_bad_persona_input(mem: TrulyMem, attrs) -> None:
         mem.persona_set({"role": "x"}, mode="overwrite")
     assert exc.value.field == "mode"
     assert snapshot(mem) == before
+
+
+def test_correcting_a_persona_fact_keeps_it_in_the_persona(mem: TrulyMem) -> None:
+    mem.persona_set({"role": "catgirl", "tone": "playful"})
+    mem.purge({"subject": "AI", "relation": "role"}, mode="supersede", replacement={"object": "butler"})
+    assert mem.persona_get().attributes == {"role": "butler", "tone": "playful"}
+
+
+def test_persona_adopts_a_fact_committed_before(mem: TrulyMem) -> None:
+    mem.commit([{"subject": "AI", "relation": "role", "object": "catgirl"}])
+    assert mem.persona_set({"role": "catgirl"}).attributes == {"role": "catgirl"}

@@ -55,13 +55,40 @@ def test_agent_and_app_scopes_filter_reads(db_path: Path) -> None:
     assert everything == {"catgirl", "butler"}
 
 
-def test_session_is_recorded_and_filters(db_path: Path) -> None:
+def test_sessions_are_provenance_not_walls(db_path: Path) -> None:
     s1 = TrulyMem(db_path, user_id="u", session_id="s1")
+    s2 = s1.with_scope(session_id="s2")
     s1.commit([triplet("user", "said", "hello")], turn_id="turn-1")
     f = s1.history("user")[0]
     assert f.session_id == "s1" and f.turn_id == "turn-1"
-    assert s1.with_scope(session_id="s2").recall("user").facts == []
-    assert len(s1.with_scope(session_id=None).recall("user").facts) == 1
+    # long-term memory spans sessions: a later session recalls and reinforces the same fact
+    assert len(s2.recall("user").facts) == 1
+    assert s2.commit([triplet("user", "said", "hello")]).reinforced == [f.id]
+    assert s2.history("user")[0].mention_count == 2
+    s1.persona_set({"role": "catgirl"})
+    assert s2.persona_set({"role": "catgirl"}).attributes == {"role": "catgirl"}
+    # a session's facts can still be selected explicitly
+    s2.commit([triplet("user", "said", "bye")])
+    assert [m.text for m in s2.purge({"session_id": "s2"}, dry_run=True).matched] == ["user said bye"]
+
+
+def test_unscoped_writes_do_not_touch_agent_namespaces(db_path: Path) -> None:
+    base = TrulyMem(db_path, user_id="v")
+    a, b = base.with_scope(agent_id="a"), base.with_scope(agent_id="b")
+    a.persona_set({"role": "catgirl"})
+    b.persona_set({"role": "butler"})
+    base.persona_set({"tone": "calm"}, mode="replace")
+    assert a.persona_get().attributes == {"role": "catgirl"}
+    assert b.persona_get().attributes == {"role": "butler"}
+    assert base.with_scope(exact=True).persona_get().attributes == {"tone": "calm"}
+    a.task_create("Task_a", "agent a's task")
+    assert base.task_create("Task_b", "shared task").previous_task is None
+    assert a.task_create("Task_c", "a again").previous_task == "Task_a"
+    a.commit([triplet("user", "lives_in", "Paris")])
+    res = base.purge({"relation": "lives_in"}, mode="supersede", replacement={"object": "Berlin"})
+    assert res.replacement_id is not None
+    assert {(f.object, f.is_valid, f.agent_id) for f in a.history("user", "lives_in")} == {
+        ("Paris", False, "a"), ("Berlin", True, "a")}
 
 
 def test_global_scope_reads_only(two_users) -> None:

@@ -81,3 +81,16 @@ def test_info_nodes_link_to_existing_nodes(mem: TrulyMem) -> None:
     assert st.nodes_by_type["InfoNode"] == 1  # only the unknown name became an InfoNode
     res = mem.recall("TaskNode", depth=2)
     assert "为所欲为" in res.text
+
+
+def test_task_ids_that_already_carry_memories_are_refused(mem: TrulyMem) -> None:
+    mem.commit([{"subject": "user", "relation": "mentioned", "object": "Task_b"}])
+    mem.persona_set({"role": "catgirl"})
+    mem.task_create("Task_a", "first")
+    for taken in ("Task_b", "AI"):
+        with pytest.raises(Conflict) as exc:
+            mem.task_create(taken, "second")
+        assert exc.value.field == "task_id"
+    mem.task_create("Task_b2", "second")
+    assert mem.task_create("Task_c", "third").previous_task == "Task_b2"
+    assert [t.task_id for t in mem.task_list().tasks] == ["Task_c", "Task_b2", "Task_a"]

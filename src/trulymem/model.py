@@ -111,10 +111,15 @@ def check_identifier(value: str | None, field: str, *, required: bool = False) -
 
 @dataclass(frozen=True)
 class Scope:
-    """Who a read or write is for. Reads filter on every field that is set.
+    """Whose memory a call reads or writes.
 
     ``user_id`` is required; reading across users needs ``Scope.everyone()``,
-    which is read-only.
+    which is read-only. ``agent_id`` and ``app_id`` name a namespace: writes go
+    into exactly that namespace (unset means the user's shared one), reads see
+    every namespace matching the fields that are set — unless ``exact``, which
+    matches unset fields as unset. ``session_id`` is provenance: it is recorded
+    on every fact written and does not narrow reads (long-term memory spans
+    sessions); select a session's facts with an explicit criterion.
     """
 
     user_id: str | None = None
@@ -122,6 +127,7 @@ class Scope:
     app_id: str | None = None
     session_id: str | None = None
     all_users: bool = False
+    exact: bool = False
 
     def __post_init__(self) -> None:
         for name in ("user_id", "agent_id", "app_id", "session_id"):
@@ -135,6 +141,10 @@ class Scope:
 
     def replace(self, **fields: Any) -> Scope:
         return dataclasses.replace(self, **fields)
+
+    def namespace(self) -> Scope:
+        """The one namespace this scope writes into, for reads that precede a write."""
+        return Scope(user_id=self.user_id, agent_id=self.agent_id, app_id=self.app_id, exact=True)
 
     def writable(self) -> Scope:
         if self.user_id is None:

@@ -44,6 +44,7 @@ class FactQuery:
 
     scope: Scope
     ids: Sequence[str] | None = None
+    session_ids: Sequence[str] | None = None
     subject_ids: Sequence[str] | None = None
     object_ids: Sequence[str] | None = None
     node_ids: Sequence[str] | None = None  # either endpoint
@@ -133,7 +134,7 @@ class Store(ABC):
 
     @abstractmethod
     def reinforce_facts(self, updates: Sequence[Fact]) -> None:
-        """Write back mention_count, updated_at, confidence, speculation, pinned, metadata."""
+        """Write back mention_count, updated_at, confidence, speculation, pinned, metadata, type, kind."""
 
     @abstractmethod
     def invalidate_facts(self, ids: Sequence[str], at: datetime, superseded_by: str | None = None) -> None: ...

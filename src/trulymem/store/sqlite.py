@@ -120,12 +120,13 @@ def _row_to_node(r: tuple[Any, ...]) -> Node:
     )
 
 
-def _scope_sql(scope: Scope, alias: str, *, with_session: bool) -> tuple[str, list[Any]]:
+def _scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
-    fields = ["user_id", "agent_id", "app_id"] + (["session_id"] if with_session else [])
-    for name in fields:
+    for name in ("user_id", "agent_id", "app_id"):
         value = getattr(scope, name)
+        if value is None and scope.exact and name != "user_id":
+            value = ""  # the shared namespace is stored as ''
         if value is not None:
             clauses.append(f"{alias}.{name} = ?")
             params.append(value)
@@ -292,7 +293,7 @@ class SQLiteStore(Store):
         self._index_nodes([node_id])
 
     def nodes(self, query: NodeQuery) -> list[Node]:
-        where, params = _scope_sql(query.scope, "n", with_session=False)
+        where, params = _scope_sql(query.scope, "n")
         if query.ids is not None:
             where = where.replace("n.user_id", "+n.user_id")  # look up by id, then check the user
         clauses = [where]
@@ -325,13 +326,14 @@ class SQLiteStore(Store):
 
     # --- facts --------------------------------------------------------------
     def _fact_where(self, q: FactQuery) -> tuple[str, list[Any]] | None:
-        where, params = _scope_sql(q.scope, "f", with_session=True)
+        where, params = _scope_sql(q.scope, "f")
         if any(v is not None for v in (q.ids, q.subject_ids, q.object_ids, q.node_ids)):
             # Ids and endpoints are far more selective than the user: keep the planner on their indexes.
             where = where.replace("f.user_id", "+f.user_id")
         clauses = [where]
         for col, values in (
             ("f.id", q.ids),
+            ("f.session_id", q.session_ids),
             ("f.subject_id", q.subject_ids),
             ("f.object_id", q.object_ids),
             ("f.relation_key", q.relation_keys),
@@ -431,10 +433,10 @@ class SQLiteStore(Store):
     def reinforce_facts(self, updates: Sequence[Fact]) -> None:
         self._many(
             "UPDATE facts SET mention_count = ?, updated_at = ?, confidence = ?, speculation = ?, pinned = ?, "
-            "metadata = ?, type = ? WHERE id = ?",
+            "metadata = ?, type = ?, kind = ? WHERE id = ?",
             [
                 (f.mention_count, ts(f.updated_at), f.confidence, int(f.speculation), int(f.pinned),
-                 _json(f.metadata), f.type, f.id)
+                 _json(f.metadata), f.type, f.kind.value, f.id)
                 for f in updates
             ],
         )
@@ -465,7 +467,7 @@ class SQLiteStore(Store):
         return rare, common
 
     def search_nodes(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int) -> list[tuple[str, float]]:
-        where, params = _scope_sql(scope, "n", with_session=False)
+        where, params = _scope_sql(scope, "n")
         rare, common = self._split_common("nodes_fts", phrases)
         if rare:
             # FTS5 rank is bm25 negated: more negative is better.
@@ -490,7 +492,7 @@ class SQLiteStore(Store):
         match = fts_match(list(phrases))
         if match is None:
             return []
-        where, params = _scope_sql(scope, "f", with_session=True)
+        where, params = _scope_sql(scope, "f")
         vsql, vparams = _validity_sql(validity, None)
         # Walk the index newest-first instead of ranking every hit: relation words are common.
         rows = self._q(
@@ -510,7 +512,7 @@ class SQLiteStore(Store):
         validity: Validity = "current",
         as_of: datetime | None = None,
     ) -> list[Fact]:
-        where, params = _scope_sql(scope, "f", with_session=True)
+        where, params = _scope_sql(scope, "f")
         vsql, vparams = _validity_sql(validity, as_of)
         out: dict[str, Fact] = {}
         for column in ("subject_id", "object_id"):
@@ -527,10 +529,10 @@ class SQLiteStore(Store):
     # --- bookkeeping --------------------------------------------------------
     def stats(self, scope: Scope) -> Stats:
         st = Stats()
-        nwhere, nparams = _scope_sql(scope, "n", with_session=False)
+        nwhere, nparams = _scope_sql(scope, "n")
         for t, c in self._q(f"SELECT type, count(*) FROM nodes n WHERE {nwhere} GROUP BY type", nparams):
             st.nodes_by_type[t] = c
-        fwhere, fparams = _scope_sql(scope, "f", with_session=True)
+        fwhere, fparams = _scope_sql(scope, "f")
         for kind, valid, c in self._q(
             f"SELECT kind, invalid_at IS NULL, count(*) FROM facts f WHERE {fwhere} GROUP BY 1, 2", fparams
         ):
@@ -548,10 +550,10 @@ class SQLiteStore(Store):
             users = self._q("SELECT user_id, created_at FROM users WHERE user_id = ?", (scope.user_id,))
         for u in users:
             yield {"record": "user", "user_id": u[0], "created_at": u[1]}
-        nwhere, nparams = _scope_sql(scope, "n", with_session=False)
+        nwhere, nparams = _scope_sql(scope, "n")
         for r in self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE {nwhere} ORDER BY rid", nparams):
             yield {"record": "node", **to_json(_row_to_node(r))}
-        fwhere, fparams = _scope_sql(scope, "f", with_session=True)
+        fwhere, fparams = _scope_sql(scope, "f")
         for r in self._q(f"SELECT {_FACT_COLS} FROM {_FACT_FROM} WHERE {fwhere} ORDER BY f.rid", fparams):
             row = to_json(_row_to_fact(r), exclude=_NAMES)
             yield {"record": "fact", **row}

@@ -6,8 +6,9 @@ import dataclasses
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind, Fact, NodeType, as_utc, new_id
 from trulymem.store.base import NodeSpec
 from trulymem.text import clean_text, name_key, relation_key
@@ -24,6 +25,9 @@ from trulymem.tools.fields import (
 )
 
 _KINDS = {k.value.casefold(): k for k in EdgeKind if k is not EdgeKind.FACT}
+_RESERVED_RELATIONS = {"has_state": "task_set_state", "next_task": "task_create", "has_persona": "persona_set"}
+_RESERVED_TYPES = {NodeType.TASK.value: "task_create", NodeType.STATE.value: "task_set_state",
+                   NodeType.PERSONA.value: "persona_set"}
 
 
 class TripletIn(ToolInput):
@@ -45,6 +49,20 @@ class CommitInput(ToolInput):
     triplets: list[TripletIn] = Field(min_length=1, max_length=MAX_TRIPLETS)
     turn_id: Label | None = Field(None, description="Provenance: the conversation turn that produced these facts.")
     message_ids: list[Label] = Field(default_factory=list, max_length=100, description="Provenance: message ids.")
+
+    @model_validator(mode="after")
+    def _no_forged_structure(self) -> CommitInput:
+        # Task states, the chain and the persona have invariants (one current state, one
+        # chain order) that only their own tools keep.
+        for i, t in enumerate(self.triplets):
+            owner = _RESERVED_RELATIONS.get(relation_key(t.relation))
+            if owner:
+                raise InvalidInput(f"{t.relation!r} edges are written by {owner}", field=f"triplets.{i}.relation")
+            for side in ("subject_type", "object_type"):
+                owner = _RESERVED_TYPES.get(getattr(t, side) or "")
+                if owner:
+                    raise InvalidInput(f"{getattr(t, side)} nodes are created by {owner}", field=f"triplets.{i}.{side}")
+        return self
 
 
 class CommittedFact(BaseModel):
@@ -91,7 +109,7 @@ def commit_triplets(
     for t, triple in zip(triplets, triples):
         prior = batch.get(triple) or ((existing[triple], "reinforced") if triple in existing else None)
         if prior is not None:
-            batch[triple] = (_reinforce(prior[0], t, now), prior[1])
+            batch[triple] = (_reinforce(prior[0], t, now, kind), prior[1])
             continue
         batch[triple] = (Fact(
             id=new_id(), user_id=scope.user_id, agent_id=scope.agent_id, app_id=scope.app_id,  # type: ignore[arg-type]
@@ -108,10 +126,11 @@ def commit_triplets(
     return [batch[triple] for triple in triples]
 
 
-def _reinforce(fact: Fact, t: TripletIn, now: datetime) -> Fact:
+def _reinforce(fact: Fact, t: TripletIn, now: datetime, kind: EdgeKind | None) -> Fact:
     merged: dict[str, Any] = {**fact.metadata, **t.metadata}
     return dataclasses.replace(
         fact,
+        kind=kind or fact.kind,  # persona_set adopts a plain (AI, role, x) fact as persona
         mention_count=fact.mention_count + 1,
         updated_at=now,
         confidence=max(fact.confidence, t.confidence),

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from trulymem.model import EdgeKind, Fact, NodeType
+from trulymem.model import EdgeKind, Fact, NodeType, Scope
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key, relation_key
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register
@@ -53,11 +53,11 @@ class PersonaResult(BaseModel):
     changed: list[str] = Field(default_factory=list)
 
 
-def persona_facts(ctx: ToolContext) -> list[Fact]:
-    ai = ctx.store.nodes(NodeQuery(scope=ctx.scope, keys=[name_key(AI_NODE)]))
+def persona_facts(ctx: ToolContext, scope: Scope) -> list[Fact]:
+    ai = ctx.store.nodes(NodeQuery(scope=scope, keys=[name_key(AI_NODE)]))
     if not ai:
         return []
-    return ctx.store.facts(FactQuery(scope=ctx.scope, subject_ids=[n.id for n in ai], kinds=[EdgeKind.HAS_PERSONA],
+    return ctx.store.facts(FactQuery(scope=scope, subject_ids=[n.id for n in ai], kinds=[EdgeKind.HAS_PERSONA],
                                      newest_first=False))
 
 
@@ -69,8 +69,8 @@ def as_attributes(facts: list[Fact]) -> dict[str, PersonaValue]:
 
 
 def _persona_set(ctx: ToolContext, inp: PersonaSetInput) -> PersonaResult:
-    ctx.scope.writable()
-    current = persona_facts(ctx)
+    own = ctx.scope.writable().namespace()  # change only the persona this scope writes
+    current = persona_facts(ctx, own)
     wanted = {relation_key(k): (k, [v] if isinstance(v, str) else v) for k, v in inp.attributes.items()}
     stale = [
         f for f in current
@@ -85,11 +85,11 @@ def _persona_set(ctx: ToolContext, inp: PersonaSetInput) -> PersonaResult:
     ]
     done = commit_triplets(ctx, triplets, kind=EdgeKind.HAS_PERSONA)
     changed = sorted({f.relation for f in stale} | {f.relation for f, status in done if status == "created"})
-    return PersonaResult(attributes=as_attributes(persona_facts(ctx)), changed=changed)
+    return PersonaResult(attributes=as_attributes(persona_facts(ctx, own)), changed=changed)
 
 
 def _persona_get(ctx: ToolContext, inp: PersonaGetInput) -> PersonaResult:
-    return PersonaResult(attributes=as_attributes(persona_facts(ctx)))
+    return PersonaResult(attributes=as_attributes(persona_facts(ctx, ctx.scope)))
 
 
 persona_set = register(Tool(

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from trulymem.errors import InvalidInput, NotFound
-from trulymem.model import EdgeKind, Fact
+from trulymem.model import EdgeKind, Scope
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key, relation_key
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register
@@ -33,6 +33,7 @@ class PurgeCriteria(ToolInput):
     kind: EdgeKind | None = None
     type: Label | None = None
     source: Label | None = None
+    session_id: Label | None = Field(None, description="Only facts written in this session.")
     include_invalid: bool = Field(False, description="Also match facts that are already invalid (hard mode).")
 
     def is_empty(self) -> bool:
@@ -45,8 +46,8 @@ class Replacement(ToolInput):
     object: Text
     confidence: Confidence = 1.0
     speculation: bool = False
-    type: Label | None = None
-    pinned: bool = False
+    type: Label | None = Field(None, description="Default: the purged facts' type.")
+    pinned: bool | None = Field(None, description="Default: pinned if a purged fact was.")
     metadata: Metadata = Field(default_factory=dict)
 
 
@@ -100,6 +101,7 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
     query = FactQuery(
         scope=scope,
         ids=c.ids,
+        session_ids=[c.session_id] if c.session_id is not None else None,
         subject_ids=_node_ids(ctx, c.subject) if c.subject is not None else None,
         object_ids=_node_ids(ctx, c.object) if c.object is not None else None,
         relation_keys=[relation_key(c.relation)] if c.relation is not None else None,
@@ -128,8 +130,20 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
             subject=rep.subject or _only({f.subject or "" for f in facts}, "replacement.subject"),
             relation=rep.relation or _only({f.relation for f in facts}, "replacement.relation"),
             object=rep.object, confidence=rep.confidence, speculation=rep.speculation,
-            type=rep.type or _common_type(facts), pinned=rep.pinned, metadata=rep.metadata,
+            type=rep.type or _common({f.type for f in facts}),
+            pinned=rep.pinned if rep.pinned is not None else any(f.pinned for f in facts),
+            source=_common({f.source for f in facts}), metadata=rep.metadata,
         )
+        # The correction lives where the corrected facts lived, with their kind (a persona stays a persona).
+        namespaces = {(f.agent_id, f.app_id) for f in facts}
+        if len(namespaces) > 1:
+            raise InvalidInput("the matched facts belong to several agents/apps; narrow the scope to one",
+                               field="criteria")
+        ((agent_id, app_id),) = namespaces
+        write_ctx = ToolContext(store=store, now=ctx.now, turn_calls=ctx.turn_calls, scope=Scope(
+            user_id=scope.user_id, agent_id=agent_id, app_id=app_id, session_id=scope.session_id))
+        kinds = {f.kind for f in facts}
+        replacement_kind = kinds.pop() if len(kinds) == 1 else EdgeKind.FACT
     if inp.dry_run:
         return result
     ids = [f.id for f in facts]
@@ -139,15 +153,14 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
         return result
     store.invalidate_facts(ids, ctx.now)
     if replacement is not None:
-        ((new, _status),) = commit_triplets(ctx, [replacement])
+        ((new, _status),) = commit_triplets(write_ctx, [replacement], kind=replacement_kind)
         store.invalidate_facts(ids, ctx.now, superseded_by=new.id)
         result.replacement_id = new.id
     return result
 
 
-def _common_type(facts: list[Fact]) -> str | None:
-    types = {f.type for f in facts}
-    return types.pop() if len(types) == 1 else None
+def _common(values: set[str | None]) -> str | None:
+    return values.pop() if len(values) == 1 else None
 
 
 def _only(values: set[str], field: str) -> str:

@@ -73,14 +73,16 @@ def _node_scope(ctx: ToolContext, node: Node) -> ToolContext:
 
 
 def _task_create(ctx: ToolContext, inp: TaskCreateInput) -> TaskInfo:
-    scope = ctx.scope.writable()
     key = name_key(inp.task_id)
-    ns = Scope(user_id=scope.user_id, agent_id=scope.agent_id, app_id=scope.app_id)
+    ns = ctx.scope.writable().namespace()  # the chain this scope writes
     for node in ctx.store.nodes(NodeQuery(scope=ns, keys=[key])):
         if node.type == NodeType.TASK:
             raise Conflict(f"task {inp.task_id!r} already exists; use task_set_state to change it", field="task_id")
-        if node.type != NodeType.ENTITY:
-            raise Conflict(f"{inp.task_id!r} already names a {node.type}; choose another task_id", field="task_id")
+        # Retyping a node that already carries memories would mix them into the chain (and its order).
+        if node.type != NodeType.ENTITY or ctx.store.count_facts(FactQuery(scope=ns, node_ids=[node.id],
+                                                                             validity="all")):
+            raise Conflict(f"{inp.task_id!r} already names a {node.type} with memories; choose another task_id",
+                           field="task_id")
     previous = ctx.store.nodes(NodeQuery(scope=ns, types=[NodeType.TASK], limit=1))
     triplets = [
         TripletIn(subject=inp.task_id, subject_type=NodeType.TASK, relation=EdgeKind.HAS_STATE,
