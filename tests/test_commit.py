@@ -52,6 +52,14 @@ def test_fact_fields_are_stored(mem: TrulyMem) -> None:
     assert types["ECS"] == NodeType.INFO
 
 
+def test_text_is_kept_as_written(mem: TrulyMem) -> None:
+    text = "E=mc²  ①\nline two\tＡＢＣ ﬁle ㍻"
+    mem.commit([triplet("  note ", "Says  this", text)])
+    f = mem.history("NOTE")[0]
+    assert (f.subject, f.relation, f.object) == ("note", "Says  this", text)
+    assert mem.commit([triplet("note", "says this", "E=mc2 1 line two ABC file 平成")]).reinforced == [f.id]
+
+
 def test_structural_relation_names_keep_their_kind(mem: TrulyMem) -> None:
     mem.commit([triplet("a", "relates_to", "b"), triplet("Task_x", "contains info", "note")])
     assert mem.history("a")[0].kind == "RELATES_TO"
@@ -65,6 +73,7 @@ def test_structural_relation_names_keep_their_kind(mem: TrulyMem) -> None:
         ([{"subject": "a", "relation": "r"}], "triplets.0.object"),
         ([triplet("", "r", "b")], "triplets.0.subject"),
         ([triplet("   ", "r", "b")], "triplets.0.subject"),
+        ([triplet("\u200b", "r", "b")], "triplets.0.subject"),
         ([triplet("a", "", "b")], "triplets.0.relation"),
         ([triplet("a", "r", "b", confidence=1.5)], "triplets.0.confidence"),
         ([triplet("a", "r", "b", confidence="high")], "triplets.0.confidence"),

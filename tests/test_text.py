@@ -7,6 +7,8 @@ def test_name_key_folds_case_width_and_whitespace() -> None:
     assert name_key("猫娘") == name_key(" 猫娘 ")
     assert name_key("New   York") == "new york"
     assert name_key("Ｔａｓｋ＿１") == "task_1"
+    assert name_key("\ufeffuser") == name_key("user\u200b") == name_key("us\u200der") == "user"
+    assert name_key("\u200b") == ""
 
 
 def test_relation_key_joins_words() -> None:

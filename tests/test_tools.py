@@ -103,15 +103,25 @@ class TestContextRewrite:
                                   "memory_commit stored the idiom.", 3, self.CALLS)
         assert res.accepted and res.tools == {"memory_recall": 2, "memory_commit": 1}
 
-    def test_number_in_words_or_chinese(self, mem: TrulyMem) -> None:
-        assert mem.context_rewrite("three calls: memory_recall, memory_commit", 3, self.CALLS).accepted
-        assert mem.context_rewrite("共三次调用: memory_recall ×2, memory_commit ×1", 3, self.CALLS).accepted
+    @pytest.mark.parametrize("summary", [
+        "three calls: memory_recall, memory_commit",
+        "Summarized 3 tool calls (memory_recall, memory_commit).",
+        "共三次调用: memory_recall ×2, memory_commit ×1",
+        "调用了3次：memory_recall、memory_commit",
+        "3个工具调用：memory_recall、memory_commit",
+    ])
+    def test_number_in_words_or_chinese(self, mem: TrulyMem, summary: str) -> None:
+        assert mem.context_rewrite(summary, 3, self.CALLS).accepted
+        assert mem.context_rewrite("共两次调用：memory_recall、memory_commit", 2, ["memory_recall", "memory_commit"])
 
     @pytest.mark.parametrize(("summary", "n", "field", "needle"), [
         ("3 calls: memory_recall and memory_commit", 2, "tool_calls_summarized", "made 3"),
         ("3 calls: memory_recall only", 3, "summary", "memory_commit"),
         ("memory_recall and memory_commit were called", 3, "summary", "how many"),
         ("13 calls: memory_recall, memory_commit", 3, "summary", "how many"),
+        ("memory_recall found 3 results, memory_commit stored them", 3, "summary", "how many"),
+        ("memory_recall 找到一个人设, memory_commit 写入", 3, "summary", "how many"),
+        ("memory_recall 找到三个人设, memory_commit 写入", 3, "summary", "how many"),
     ])
     def test_rejects_with_the_reason(self, mem: TrulyMem, summary: str, n: int, field: str, needle: str) -> None:
         with pytest.raises(InvalidInput) as exc:

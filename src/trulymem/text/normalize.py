@@ -1,7 +1,8 @@
 """Name resolution: the same thing written differently is one node.
 
-``User``, ``user``, ``ｕｓｅｒ`` and `` user `` all resolve to the key ``user``;
-Chinese is folded the same way (full-width punctuation and spaces through NFKC).
+``User``, ``user``, ``ｕｓｅｒ``, `` user `` and ``user\\u200b`` all resolve to the
+key ``user``; Chinese is folded the same way (full-width forms through NFKC).
+Only the key is folded: the text a user wrote is kept as written.
 """
 
 from __future__ import annotations
@@ -14,17 +15,19 @@ _WS = re.compile(r"\s+")
 _REL_SEP = re.compile(r"[\s\-]+")
 
 
+def clean_text(text: str) -> str:
+    """Display text: as written, without surrounding whitespace."""
+    return text.strip()
+
+
 # Names repeat constantly (user, AI, task ids): cache the folding.
 @lru_cache(maxsize=65_536)
-def clean_text(text: str) -> str:
-    """NFKC and whitespace-collapse display text, keeping its case."""
-    return _WS.sub(" ", unicodedata.normalize("NFKC", text)).strip()
-
-
-@lru_cache(maxsize=65_536)
 def name_key(name: str) -> str:
-    """The identity key of a node name: NFKC, case-folded, whitespace collapsed."""
-    return unicodedata.normalize("NFKC", clean_text(name).casefold())
+    """The identity key of a name: NFKC, case-folded, invisible format characters
+    (zero-width spaces, BOMs, direction marks) removed, whitespace collapsed."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    visible = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+    return _WS.sub(" ", visible).strip()
 
 
 @lru_cache(maxsize=8_192)

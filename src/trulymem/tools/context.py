@@ -19,6 +19,7 @@ MAX_SUMMARY = 8000
 _EN = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen " \
       "sixteen seventeen eighteen nineteen twenty".split()
 _ZH = "零一二三四五六七八九十"
+_ZH_CALLS = r"\s*(?:次|回|(?:个|项)?\s*(?:工具)?调用)"  # 3次 / 3回 / 3个调用 / 3个工具调用
 
 
 class ContextRewriteInput(ToolInput):
@@ -35,26 +36,30 @@ class ContextRewriteResult(BaseModel):
     tools: dict[str, int]
 
 
-def _number_words(n: int) -> list[str]:
-    words = [str(n)]
-    if n < len(_EN):
-        words.append(_EN[n])
+def _number_words(n: int) -> tuple[list[str], list[str]]:
+    """Ways to write ``n``: ASCII forms (digits, English words) and Chinese numerals."""
+    ascii_forms = [str(n)] + ([_EN[n]] if n < len(_EN) else [])
+    zh: list[str] = []
     if n <= 10:
-        words.append(_ZH[n])
+        zh.append(_ZH[n])
     elif n < 20:
-        words.append("十" + (_ZH[n - 10] if n > 10 else ""))
-    return words
+        zh.append("十" + _ZH[n - 10])
+    if n == 2:
+        zh += ["两", "俩"]
+    return ascii_forms, zh
 
 
 def _states_number(summary: str, n: int) -> bool:
+    """True when the summary says "n calls" (or 调用了n次, n次调用, n个工具调用 …)."""
     text = summary.casefold()
-    for word in _number_words(n):
-        if word.isascii():
-            if re.search(rf"(?<![\w.]){re.escape(word)}(?![\w.])", text):
-                return True
-        elif word in text:
+    ascii_forms, zh = _number_words(n)
+    for word in ascii_forms:
+        # ASCII boundaries only, so "调用了2次" counts and "13 calls" does not count as 3.
+        if re.search(rf"(?<![0-9a-z.]){re.escape(word)}\s+(?:[\w-]+\s+){{0,2}}(?:calls?|invocations?)\b", text):
             return True
-    return False
+        if re.search(rf"(?<![0-9a-z.]){re.escape(word)}{_ZH_CALLS}", text):
+            return True
+    return any(re.search(rf"(?<![一二三四五六七八九十两俩]){w}{_ZH_CALLS}", text) for w in zh)
 
 
 def validate_rewrite(summary: str, tool_calls_summarized: int, turn_calls: list[str]) -> dict[str, int]:

@@ -6,6 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StringConstraints
 
+from trulymem.text import name_key
+
 MAX_NAME = 500
 MAX_TEXT = 4000
 MAX_RELATION = 100
@@ -13,9 +15,17 @@ MAX_LABEL = 64
 MAX_METADATA_BYTES = 16_384
 MAX_TRIPLETS = 5000
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME)]
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT)]
-Relation = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_RELATION)]
+def _visible(value: str) -> str:
+    if not name_key(value):
+        raise ValueError("must contain visible characters")
+    return value
+
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME), AfterValidator(_visible)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT), AfterValidator(_visible)]
+Relation = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_RELATION), AfterValidator(_visible)
+]
 Label = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_LABEL, pattern=r"^[\w.:-]+$")
 ]
