@@ -28,7 +28,11 @@ def test_open_uses_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
         mem.commit([{"subject": "a", "relation": "r", "object": "b"}])
     assert (tmp_path / "env.db").exists()
     with TrulyMem.open(str(tmp_path / "other.db"), user_id="fay") as mem:
-        assert mem.scope.user_id == "fay" and mem.stats().facts_valid == 0
+        assert mem.scope.user_id == "fay"
+        with pytest.raises(trulymem.NotFound):  # nobody has written for fay yet
+            mem.stats()
+        mem.ensure_user()
+        assert mem.stats().facts_valid == 0 and mem.stats().users == 1
 
 
 def test_importing_has_no_side_effects(tmp_path: Path) -> None:

@@ -101,6 +101,18 @@ def test_global_scope_reads_only(two_users) -> None:
     assert exc.value.field == "user_id"
 
 
+def test_reads_of_unknown_users_are_errors(two_users) -> None:
+    alice, _ = two_users
+    ghost = alice.with_scope(user_id="alcie")
+    for call in (lambda: ghost.recall("x"), ghost.persona_get, ghost.task_list, ghost.stats,
+                 lambda: ghost.history("user")):
+        with pytest.raises(NotFound) as exc:
+            call()
+        assert exc.value.field == "user_id" and "alcie" in exc.value.message
+    res = ghost.call("memory_recall", {"query_intent": "x"})
+    assert not res.ok and res.error["type"] == "not_found"
+
+
 @pytest.mark.parametrize("user_id", [None, "", "   ", "x" * 200, "bad\x00id"])
 def test_scope_needs_a_valid_user(user_id) -> None:
     with pytest.raises(InvalidInput) as exc:

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from trulymem import __version__
 from trulymem.config import Settings
-from trulymem.errors import InvalidInput, TrulyMemError
+from trulymem.errors import Conflict, InvalidInput, TrulyMemError
 from trulymem.graph import TrulyMem
 from trulymem.model import to_json
 from trulymem.tools import anthropic_tools, openai_tools
@@ -115,7 +115,7 @@ def commit(ctx: Ctx, subject: str | None, relation: str | None, object_: str | N
     if file_ is not None:
         if subject or relation or object_:
             raise InvalidInput("give either SUBJECT RELATION OBJECT or --file, not both", field="file")
-        triplets = _read_triplets(file_.read())
+        triplets = _read_triplets(_read_text(file_))
     else:
         if not (subject and relation and object_):
             raise InvalidInput("needs SUBJECT RELATION OBJECT (or --file)", field="triplet")
@@ -134,6 +134,13 @@ def commit(ctx: Ctx, subject: str | None, relation: str | None, object_: str | N
         for f in res.facts:
             out.print(f"{f.status:>10}  {f.text}  ({f.id})")
     emit(ctx, res, human)
+
+
+def _read_text(file: Any) -> str:
+    try:
+        return str(file.read())
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"is not UTF-8 text ({exc.reason} at byte {exc.start})", field="file") from None
 
 
 def _read_triplets(text: str) -> list[dict[str, Any]]:
@@ -379,7 +386,7 @@ def export_cmd(ctx: Ctx, file: Any, all_users: bool) -> None:
 def import_cmd(ctx: Ctx, file: Any) -> None:
     """Read JSON lines written by `export` (all or nothing; identical rows are skipped)."""
     with ctx.mem() as mem:
-        counts = mem.import_jsonl(file)
+        counts = mem.import_jsonl(_read_text(file).splitlines())
     emit(ctx, counts, lambda: out.print(", ".join(f"{k}: {v}" for k, v in counts.items())))
 
 
@@ -395,11 +402,15 @@ def tools(fmt: str) -> None:
 def demo(ctx: Ctx) -> None:
     """Replay the idiom-chain example (为所欲为 → 为虎作伥) through the real tools.
 
-    Uses a fresh database file unless --db is given."""
+    Uses a fresh database file unless --db is given on the command line, which
+    must not yet hold memories for the user (the demo never mixes into real ones)."""
     from trulymem.demo import run_demo
 
     db = ctx.settings.db if _explicit_db() else str(Path(tempfile.mkdtemp(prefix="trulymem-demo-")) / "demo.db")
     with TrulyMem(db, user_id=ctx.settings.user) as mem:
+        if mem.store.user_exists(ctx.settings.user):
+            raise Conflict(f"{db} already holds memories for user {ctx.settings.user!r}; the demo needs an empty "
+                           "one (leave out --db for a fresh file, or pass another --user)", field="db")
         turns = run_demo(mem, emit=(lambda _: None) if ctx.as_json else out.print)
         chain = mem.task_list()
     if ctx.as_json:
@@ -418,7 +429,7 @@ def demo(ctx: Ctx) -> None:
 def _explicit_db() -> bool:
     ctx = click.get_current_context()
     src = ctx.get_parameter_source("db")
-    return src is not None and src.name in ("COMMANDLINE", "ENVIRONMENT")
+    return src is not None and src.name == "COMMANDLINE"
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import platformdirs
 
-from trulymem.errors import ConfigError
+from trulymem.errors import ConfigError, InvalidInput
+from trulymem.model import check_identifier
 
 DEFAULT_USER = "default"
 _KEYS = ("db", "user", "agent", "app")
@@ -69,10 +70,18 @@ class Settings:
         file = read_config_file(config_path(env))
 
         def pick(arg: str | None, name: str) -> str | None:
-            return arg or env.get(f"TRULYMEM_{name.upper()}") or file.get(name)
+            if arg is not None:  # given explicitly: an empty value is a mistake, not "use the default"
+                if not arg.strip():
+                    raise InvalidInput("must not be empty", field=name)
+                return arg
+            return env.get(f"TRULYMEM_{name.upper()}") or file.get(name) or None
 
         db_value = pick(db, "db") or str(default_db_path())
         if db_value != ":memory:":
             db_value = str(Path(db_value).expanduser())
-        return cls(db=db_value, user=pick(user, "user") or DEFAULT_USER, agent=pick(agent, "agent"),
-                   app=pick(app, "app"))
+        return cls(
+            db=db_value,
+            user=check_identifier(pick(user, "user") or DEFAULT_USER, "user_id", required=True),  # type: ignore[arg-type]
+            agent=check_identifier(pick(agent, "agent"), "agent_id"),
+            app=check_identifier(pick(app, "app"), "app_id"),
+        )

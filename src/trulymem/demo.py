@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from trulymem.errors import TrulyMemError
 from trulymem.graph import TrulyMem
 
 PERSONA_INTENT = "AI,persona,role,character,tone,speaking_style"
@@ -38,7 +39,7 @@ def run_demo(mem: TrulyMem, emit: Callable[[str], None] = lambda _: None) -> lis
     def call(turn: Turn, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         res = mem.call(tool, args)
         if not res.ok:
-            raise RuntimeError(f"demo step {tool} failed: {res.error}")
+            raise TrulyMemError(f"demo step {tool} failed: {res.error}")
         assert res.result is not None
         turn.steps.append(Step(tool, args, res.result))
         emit(f"  → {tool}({_brief(args)})")

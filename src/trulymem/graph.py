@@ -24,6 +24,7 @@ from trulymem.store.base import FactQuery, NodeQuery, Store
 from trulymem.store.sqlite import SQLiteStore
 from trulymem.text import name_key, relation_key
 from trulymem.tools import ToolContext, ToolResult, call_tool, get_tool, run_tool
+from trulymem.tools.base import require_user
 from trulymem.tools.commit import CommitResult
 from trulymem.tools.context import ContextRewriteResult
 from trulymem.tools.persona import PersonaResult
@@ -131,9 +132,16 @@ class TrulyMem:
         return self.run("memory_stats", {})  # type: ignore[return-value]
 
     # --- history and transfer -------------------------------------------------
+    def ensure_user(self) -> None:
+        """Register the scope's user (writes do this implicitly); reads of a user
+        nobody has registered fail with ``NotFound`` to catch mistyped ids."""
+        with self.store.transaction():
+            self.store.ensure_user(self.scope.writable().user_id, self.clock())  # type: ignore[arg-type]
+
     def history(self, subject: str, relation: str | None = None) -> list[Fact]:
         """Every version of the subject's facts, valid and invalidated, oldest first."""
         with self.store.transaction(write=False):
+            require_user(self._ctx())
             ids = [n.id for n in self.store.nodes(NodeQuery(scope=self.scope, keys=[name_key(subject)]))]
             return self.store.facts(FactQuery(
                 scope=self.scope, subject_ids=ids, validity="all", newest_first=False,
@@ -145,6 +153,8 @@ class TrulyMem:
         scope = Scope.everyone() if all_users else self.scope
         n = 0
         with self.store.transaction(write=False):
+            if not all_users:
+                require_user(self._ctx())
             for row in self.store.export_rows(scope):
                 out.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
                 n += 1

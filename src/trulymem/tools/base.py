@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from trulymem.errors import InvalidInput, TrulyMemError
+from trulymem.errors import InvalidInput, NotFound, TrulyMemError
 from trulymem.model import Scope
 from trulymem.store.base import Store
 
@@ -33,6 +33,13 @@ class ToolContext:
     scope: Scope
     now: datetime
     turn_calls: list[str] | None = None
+
+
+def require_user(ctx: ToolContext) -> None:
+    """Reads and edits of a user nobody has written for are a mistake (often a typo'd id)."""
+    user = ctx.scope.user_id
+    if user is not None and not ctx.store.user_exists(user):
+        raise NotFound(f"unknown user {user!r}: no memories stored yet", field="user_id")
 
 
 @dataclass(frozen=True)

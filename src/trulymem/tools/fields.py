@@ -42,6 +42,8 @@ def _small_json(value: dict[str, Any]) -> dict[str, Any]:
         size = len(json.dumps(value, ensure_ascii=False))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"must be JSON-serialisable: {exc}") from None
+    except RecursionError:
+        raise ValueError("is nested too deeply") from None
     if size > MAX_METADATA_BYTES:
         raise ValueError(f"is {size} bytes of JSON; the limit is {MAX_METADATA_BYTES}")
     return value

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, field_validator
 from trulymem.model import EdgeKind, Fact, NodeType, Scope
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key, relation_key
-from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.commit import TripletIn, commit_triplets
 from trulymem.tools.fields import MAX_RELATION, MAX_TEXT
 
@@ -89,6 +89,7 @@ def _persona_set(ctx: ToolContext, inp: PersonaSetInput) -> PersonaResult:
 
 
 def _persona_get(ctx: ToolContext, inp: PersonaGetInput) -> PersonaResult:
+    require_user(ctx)
     return PersonaResult(attributes=as_attributes(persona_facts(ctx, ctx.scope)))
 
 

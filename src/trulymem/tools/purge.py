@@ -11,11 +11,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from trulymem.errors import InvalidInput, NotFound
+from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind, Scope
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key, relation_key
-from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.commit import TripletIn, commit_triplets
 from trulymem.tools.fields import Confidence, Label, Metadata, Name, Relation, Text
 
@@ -96,8 +96,7 @@ def _node_ids(ctx: ToolContext, name: str) -> list[str]:
 
 def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
     scope, store, c = ctx.scope.writable(), ctx.store, inp.criteria
-    if not store.user_exists(scope.user_id):  # type: ignore[arg-type]
-        raise NotFound(f"unknown user {scope.user_id!r}: no memories stored", field="user_id")
+    require_user(ctx)
     query = FactQuery(
         scope=scope,
         ids=c.ids,

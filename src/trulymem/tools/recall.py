@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 from trulymem.errors import InvalidInput
 from trulymem.model import as_utc
 from trulymem.recall import PRESETS, RecallQuery, RecallResult, recall
-from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.fields import Name
 
 
@@ -46,6 +46,7 @@ class RecallInput(ToolInput):
 
 
 def _recall(ctx: ToolContext, inp: RecallInput) -> RecallResult:
+    require_user(ctx)
     tr = inp.time_range
     q = RecallQuery(
         query_intent=inp.query_intent, depth=inp.depth, seed_entities=list(inp.seed_entities), limit=inp.limit,

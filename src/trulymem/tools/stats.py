@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
 
 
 class StatsInput(ToolInput):
@@ -21,6 +21,7 @@ class StatsResult(BaseModel):
 
 
 def _stats(ctx: ToolContext, inp: StatsInput) -> StatsResult:
+    require_user(ctx)
     st = ctx.store.stats(ctx.scope)
     return StatsResult(
         users=st.users,

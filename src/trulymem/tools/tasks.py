@@ -13,7 +13,7 @@ from trulymem.errors import Conflict, InvalidInput, NotFound
 from trulymem.model import EdgeKind, Node, NodeType, Scope, TaskState
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
-from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.commit import TripletIn, commit_triplets
 from trulymem.tools.fields import Name, Text
 
@@ -56,10 +56,9 @@ class TaskListResult(BaseModel):
 
 
 def _find_task(ctx: ToolContext, task_id: str) -> Node:
+    require_user(ctx)
     found = ctx.store.nodes(NodeQuery(scope=ctx.scope, keys=[name_key(task_id)], types=[NodeType.TASK]))
     if not found:
-        if ctx.scope.user_id and not ctx.store.user_exists(ctx.scope.user_id):
-            raise NotFound(f"unknown user {ctx.scope.user_id!r}: no memories stored", field="user_id")
         raise NotFound(f"no task named {task_id!r}", field="task_id")
     if len(found) > 1:
         raise InvalidInput(f"{task_id!r} names tasks of several agents/apps; set agent_id or app_id", field="task_id")
@@ -156,6 +155,7 @@ def list_tasks(ctx: ToolContext, limit: int, state: TaskState | None = None) -> 
 
 
 def _task_list(ctx: ToolContext, inp: TaskListInput) -> TaskListResult:
+    require_user(ctx)
     state = TaskState.parse(inp.state) if inp.state else None
     return TaskListResult(tasks=list_tasks(ctx, inp.limit, state))
 
