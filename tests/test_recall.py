@@ -129,7 +129,26 @@ def test_as_of_and_include_invalid(mem: TrulyMem, clock) -> None:
     assert {(f.object, f.valid) for f in both.facts} == {("Paris", False), ("Berlin", True)}
     assert "no longer valid" in both.text
     before_anything = datetime(2000, 1, 1, tzinfo=UTC)
+    assert mem.recall("user", depth=1, as_of=before_anything).nodes == []
     assert mem.recall("user", depth=1, as_of=before_anything).facts == []
+
+
+def test_as_of_hides_later_tasks_and_nodes(mem: TrulyMem, clock) -> None:
+    mem.task_create("Task_old", "old task")
+    t_then = clock.advance(hours=1)
+    clock.advance(days=1)
+    mem.task_create("Task_new", "new secret task")
+    mem.commit([triplet("user", "likes", "jazz")])
+    then = mem.recall("TaskNode,jazz", as_of=t_then)
+    assert "Task_old" in then.text and "Task_new" not in then.text and "secret" not in then.text
+    assert {n.name for n in then.nodes} <= {"Task_old", "in_progress"}
+
+
+def test_state_nodes_can_be_asked_for(mem: TrulyMem) -> None:
+    mem.task_create("T1", "one")
+    mem.task_create("T2", "two")
+    res = mem.recall("StateNode", depth=0)
+    assert {(f.subject, f.object) for f in res.facts} == {("T1", "in_progress"), ("T2", "in_progress")}
 
 
 def test_time_range_filters_by_event_time(mem: TrulyMem) -> None:

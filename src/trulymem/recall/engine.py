@@ -13,7 +13,7 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from trulymem.model import EdgeKind, Fact, NodeType, Scope
+from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.rank import fact_quality, normalize_scores, rank_order, recency
 from trulymem.recall.render import render_text
@@ -149,7 +149,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     if len(text_terms) > 1 and "," not in q.query_intent:
         names.append(q.query_intent)  # "New York" is one name as well as two words
     if names:
-        for n in store.nodes(NodeQuery(scope=scope, keys=list({name_key(x) for x in names}))):
+        for n in store.nodes(NodeQuery(scope=scope, keys=list({name_key(x) for x in names}), created_before=q.as_of)):
             c.node(n.id, 1.0, 0, f"name:{n.name}")
     match = phrases(text_terms)
     if match:
@@ -168,26 +168,28 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             if c.fact(f, 0.9, 0, "persona"):
                 c.node(f.subject_id, 0.9 * cfg.hop_decay, 1, "persona")
     if want_tasks:
-        tasks = store.nodes(NodeQuery(scope=scope, types=[NodeType.TASK], limit=cfg.seed_tasks))
+        tasks = store.nodes(NodeQuery(scope=scope, types=[NodeType.TASK], limit=cfg.seed_tasks, created_before=q.as_of))
         for n, s in zip(tasks, rank_order(len(tasks), 0.9, 0.85)):
             c.node(n.id, s, 0, "task chain")
     for t in type_seeds:
-        typed = store.nodes(NodeQuery(scope=scope, types=[t], limit=cfg.seed_nodes))
+        typed = store.nodes(NodeQuery(scope=scope, types=[t], limit=cfg.seed_nodes, created_before=q.as_of))
         for n, s in zip(typed, rank_order(len(typed), 0.6, 0.95)):
             c.node(n.id, s, 0, f"type:{t.value}")
 
     # --- expansion -----------------------------------------------------------
     # Hop 0 is the facts of the seed nodes themselves (a fact's text includes its
     # endpoints' names); each further hop walks one edge beyond. A hop expands the
-    # best ``frontier`` nodes first reached at that hop; state nodes are leaves.
-    types: dict[str, str] = {}
+    # best ``frontier`` nodes first reached at that hop; state nodes reached on the
+    # way are leaves (expanding "in_progress" would list every task).
+    known: dict[str, Node] = {}
     expanded: set[str] = set()
     for hop in range(0, max(0, min(q.depth, 3)) + 1):
         if len(c.facts) >= cfg.max_facts:
             break
         fresh = [n for n, h in c.node_hop.items() if h == hop and n not in expanded]
-        types.update(_types(store, user_scope, [n for n in fresh if n not in types]))
-        frontier = _best(c, [n for n in fresh if types.get(n) != NodeType.STATE], cfg.frontier)
+        known.update(_load(store, user_scope, [n for n in fresh if n not in known], q.as_of))
+        frontier = _best(c, [n for n in fresh if n in known and (hop == 0 or known[n].type != NodeType.STATE)],
+                         cfg.frontier)
         if not frontier:
             break
         expanded.update(frontier)
@@ -210,7 +212,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 c.node(nid, c.fact_score[f.id] * cfg.hop_decay, c.fact_hop[f.id] + 1, "endpoint")
             if nid not in node_ids:
                 node_ids.append(nid)
-    nodes = {n.id: n for n in store.nodes(NodeQuery(scope=user_scope, ids=node_ids))}
+    nodes = {n.id: n for n in store.nodes(NodeQuery(scope=user_scope, ids=node_ids, created_before=q.as_of))}
     rnodes = [
         RecalledNode(id=node.id, name=node.name, type=node.type, summary=node.summary,
                      score=round(c.node_score[node.id], 4), hop=c.node_hop[node.id], why=c.node_why[node.id],
@@ -231,10 +233,10 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     return RecallResult(query_intent=q.query_intent, nodes=rnodes, facts=rfacts, text=render_text(rnodes, rfacts))
 
 
-def _types(store: Store, scope: Scope, ids: list[str]) -> dict[str, str]:
+def _load(store: Store, scope: Scope, ids: list[str], as_of: datetime | None) -> dict[str, Node]:
     if not ids:
         return {}
-    return {n.id: n.type for n in store.nodes(NodeQuery(scope=scope, ids=ids))}
+    return {n.id: n for n in store.nodes(NodeQuery(scope=scope, ids=ids, created_before=as_of))}
 
 
 def _best(c: _Collector, ids: list[str], k: int) -> list[str]:

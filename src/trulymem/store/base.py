@@ -70,6 +70,7 @@ class NodeQuery:
     ids: Sequence[str] | None = None
     keys: Sequence[str] | None = None
     types: Sequence[str] | None = None
+    created_before: datetime | None = None  # only nodes that existed at this time
     newest_first: bool = True
     limit: int | None = None
 

@@ -303,6 +303,9 @@ class SQLiteStore(Store):
                     return []
                 clauses.append(f"n.{col} IN ({_marks(len(values))})")
                 params.extend(values)
+        if query.created_before is not None:
+            clauses.append("n.created_at <= ?")
+            params.append(ts(query.created_before))
         order = "DESC" if query.newest_first else "ASC"
         sql = f"SELECT {_NODE_COLS} FROM nodes n WHERE {' AND '.join(clauses)} ORDER BY n.created_at {order}, n.rid {order}"
         if query.limit is not None:
