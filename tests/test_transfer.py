@@ -47,6 +47,31 @@ def test_export_one_user_only(rich_mem: TrulyMem) -> None:
     assert {r["user_id"] for r in rows} == {"alice"}
 
 
+def test_import_refuses_rows_trulymem_could_not_have_written(rich_mem: TrulyMem, tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in export(rich_mem, all_users=True).splitlines()]
+    target = TrulyMem(tmp_path / "t.db", user_id="alice")
+    target.import_jsonl([json.dumps(r) for r in rows])
+    before = snapshot(target)
+    alice_node = next(r for r in rows if r["record"] == "node" and r["user_id"] == "alice")
+    fact = next(r for r in rows if r["record"] == "fact" and r["user_id"] == "bob")
+    forged = {**fact, "id": "f" * 32, "subject_id": alice_node["id"]}
+    bad_key = {**alice_node, "id": "a" * 32, "name": "Zed", "key": "Zed"}
+    twin = {**alice_node, "id": "b" * 32}
+    cases = [
+        ([forged], "another user"),
+        ([bad_key], "does not match"),
+        ([{"record": "user", "user_id": "", "created_at": "2026-01-01T00:00:00"}], "user_id"),
+        ([{"record": "user", "user_id": "x", "created_at": "whenever"}], "user"),
+        ([{**fact, "id": "c" * 32, "object_id": "nowhere"}], "neither in the file"),
+    ]
+    for bad, needle in cases:
+        with pytest.raises(InvalidInput, match=needle):
+            target.import_jsonl([json.dumps(r) for r in bad])
+    with pytest.raises(Conflict, match="already has a node"):
+        target.import_jsonl([json.dumps(twin)])
+    assert snapshot(target) == before
+
+
 def test_bad_import_changes_nothing(rich_mem: TrulyMem, tmp_path: Path) -> None:
     dump = export(rich_mem, all_users=True).splitlines()
     target = TrulyMem(tmp_path / "t.db", user_id="alice")

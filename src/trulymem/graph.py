@@ -9,7 +9,7 @@ as data.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
@@ -17,7 +17,6 @@ from typing import IO, Any
 from pydantic import BaseModel
 
 from trulymem.config import Settings
-from trulymem.errors import InvalidInput
 from trulymem.model import Fact, Scope, utcnow
 from trulymem.recall import RecallResult
 from trulymem.store.base import FactQuery, NodeQuery, Store
@@ -31,6 +30,7 @@ from trulymem.tools.persona import PersonaResult
 from trulymem.tools.purge import PurgeResult
 from trulymem.tools.stats import StatsResult
 from trulymem.tools.tasks import TaskInfo, TaskListResult, TaskStateResult
+from trulymem.transfer import check_rows, parse_lines
 
 
 def _args(**kwargs: Any) -> dict[str, Any]:
@@ -161,20 +161,9 @@ class TrulyMem:
         return n
 
     def import_jsonl(self, lines: Iterable[str]) -> dict[str, int]:
-        """Import rows written by ``export_jsonl``, all or nothing."""
-        rows = list(_parse_lines(lines))
+        """Import rows written by ``export_jsonl``, all or nothing; identical rows are skipped."""
+        rows = parse_lines(lines)
         with self.store.transaction():
+            check_rows(self.store, rows)
             return self.store.import_rows(rows)
 
-
-def _parse_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"line {i} is not JSON: {exc.msg}", field="import") from None
-        if not isinstance(row, dict) or row.get("record") not in ("user", "node", "fact"):
-            raise InvalidInput(f"line {i} is not a trulymem export record", field="import")
-        yield row

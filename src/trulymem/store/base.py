@@ -178,4 +178,5 @@ class Store(ABC):
 
     @abstractmethod
     def import_rows(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
-        """Insert rows from ``export_rows``; identical rows already present are skipped."""
+        """Insert rows from ``export_rows`` (checked by ``trulymem.transfer.check_rows``);
+        identical rows already present are skipped, conflicting ones raise ``Conflict``."""

@@ -13,8 +13,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from trulymem.errors import Conflict, InvalidInput, StoreError
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, from_json, new_id, to_json
 from trulymem.store.base import (
@@ -564,12 +562,8 @@ class SQLiteStore(Store):
     def import_rows(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
         counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
         links: list[tuple[str, str]] = []  # superseded_by may point at a fact later in the file
-        for i, row in enumerate(rows, 1):
-            try:
-                self._import_row(row, counts, links)
-            except ValidationError as exc:
-                raise InvalidInput(f"row {i} is not a valid {row.get('record')} record: {exc.errors()[0]['msg']} "
-                                   f"at {'.'.join(map(str, exc.errors()[0]['loc']))}", field="import") from None
+        for row in rows:
+            self._import_row(row, counts, links)
         self._many("UPDATE facts SET superseded_by = ? WHERE id = ?", links)
         return counts
 
@@ -590,6 +584,12 @@ class SQLiteStore(Store):
                     raise Conflict(f"node {node.id} already exists with different content", field="id")
                 counts["skipped"] += 1
                 return
+            twin = self._q("SELECT id FROM nodes WHERE user_id = ? AND agent_id = ? AND app_id = ? AND key = ?",
+                           (node.user_id, node.agent_id or "", node.app_id or "", node.key))
+            if twin:
+                raise Conflict(f"user {node.user_id!r} already has a node {node.name!r} ({twin[0][0]}); the file's "
+                               f"{node.id} would duplicate it — import into a database without this user",
+                               field="import")
             self._q(
                 "INSERT INTO nodes(id, user_id, agent_id, app_id, name, key, type, summary, metadata, "
                 "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
