@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -25,27 +26,36 @@ def test_file_database_uses_wal_foreign_keys_and_records_migrations(db_path: Pat
         assert raw.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == LATEST
 
 
-def test_lookups_use_indexes(db_path: Path) -> None:
-    mem = TrulyMem(db_path, user_id="u")
-    mem.commit([triplet("user", "likes", "rock")])
-    conn = mem.store._conn  # type: ignore[attr-defined]
-    plans = {
-        "subject": "SELECT * FROM facts WHERE subject_id = 'x' AND invalid_at IS NULL ORDER BY pinned DESC, updated_at DESC",
-        "object": "SELECT * FROM facts WHERE object_id = 'x' ORDER BY pinned DESC, updated_at DESC",
-        "node key": "SELECT * FROM nodes WHERE user_id='u' AND agent_id='' AND app_id='' AND key IN ('a','b')",
-        "node id": "SELECT * FROM nodes WHERE id = 'x'",
-        "node type": "SELECT * FROM nodes WHERE user_id='u' AND type='TaskNode' ORDER BY created_at DESC",
-        "relation": "SELECT * FROM facts WHERE user_id='u' AND relation_key='likes'",
-        "kind": "SELECT * FROM facts WHERE user_id='u' AND kind='HAS_PERSONA'",
-        "type": "SELECT * FROM facts WHERE user_id='u' AND type IN ('session_state')",
-        "source": "SELECT * FROM facts WHERE user_id='u' AND source = 'mem0-dream'",
-        "listing": "SELECT * FROM facts WHERE user_id='u' ORDER BY created_at DESC LIMIT 10",
-        "history": "SELECT * FROM facts WHERE superseded_by = 'x'",
-    }
-    for name, sql in plans.items():
-        plan = " ".join(r[-1] for r in conn.execute("EXPLAIN QUERY PLAN " + sql))
-        assert "USING" in plan and "SCAN facts" not in plan and "SCAN nodes" not in plan, (name, plan)
-        assert "TEMP B-TREE" not in plan or name not in ("listing",), (name, plan)
+def test_every_statement_the_tools_run_uses_an_index(db_path: Path) -> None:
+    """Trace the SQL of a workload touching every tool, then EXPLAIN each read:
+    no statement may scan the whole facts or nodes table."""
+    m = TrulyMem(db_path, user_id="u")
+    m.commit([triplet(f"e{i}", "likes", f"e{i + 1}", type="t", source="s") for i in range(50)])
+    conn = m.store._conn  # type: ignore[attr-defined]
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    m.persona_set({"role": "cat"})
+    m.persona_get()
+    m.task_create("T1", "d", info_nodes=["e1"])
+    m.task_create("T2", "d")
+    m.task_set_state("T1", "paused")
+    m.task_list()
+    m.commit([triplet("e1", "likes", "e2")])
+    for q in ("e1", "likes", "e1 e2", "TaskNode", "persona", "", "猫", "StateNode"):
+        m.recall(q, depth=3)
+    m.recall("e1", as_of=m.clock())
+    m.purge({"subject": "e3", "relation": "likes"}, mode="supersede", replacement={"object": "x"})
+    m.purge({"type": "t", "source": "s", "session_id": "s1"}, dry_run=True)
+    m.purge({"ids": ["x"], "kind": "FACT"}, dry_run=True)
+    m.purge({"subject": "e5"}, mode="hard", confirm=True)
+    m.history("e1")
+    m.stats()
+    conn.set_trace_callback(None)
+    reads = [q for q in seen if re.match(r"\s*(SELECT|UPDATE|DELETE|WITH)", q, re.I)]
+    assert len(reads) > 50
+    for sql in reads:
+        plan = " | ".join(r[-1] for r in conn.execute("EXPLAIN QUERY PLAN " + sql))
+        assert not re.search(r"SCAN (f|n|s|o|facts|nodes)\b", plan), (sql, plan)
 
 
 def test_data_survives_reopen(db_path: Path) -> None:

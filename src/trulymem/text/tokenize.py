@@ -55,9 +55,14 @@ def query_terms(query: str) -> list[str]:
     return [t for t in (p.strip() for p in parts) if t]
 
 
+MAX_PHRASES = 32
+MAX_PHRASE_TOKENS = 16  # longer phrases are no more selective, only slower to match
+
+
 def phrases(terms: list[str]) -> list[tuple[str, ...]]:
     """Each term's tokens (a phrase to match in order), without empties or repeats."""
-    return list(dict.fromkeys(tuple(toks) for term in terms if (toks := tokens(term))))
+    found = dict.fromkeys(tuple(toks[:MAX_PHRASE_TOKENS]) for term in terms if (toks := tokens(term)))
+    return list(found)[:MAX_PHRASES]
 
 
 def _quote(tok: str) -> str:
