@@ -36,7 +36,8 @@ def test_persona_recall_by_intent(mem: TrulyMem) -> None:
     assert "rock" not in res.text
 
 
-@pytest.mark.parametrize("attrs", [{}, {"": "x"}, {"role": ""}, {"role": []}, {"role": 5}])
+@pytest.mark.parametrize("attrs", [{}, {"": "x"}, {"role": ""}, {"role": []}, {"role": 5}, {"role": "\u200b"},
+                                   {"\u200b": "x"}, {"speaking style": "formal", "speaking_style": "casual"}])
 def test_bad_persona_input(mem: TrulyMem, attrs) -> None:
     mem.persona_set({"role": "catgirl"})
     before = snapshot(mem)

@@ -57,6 +57,8 @@ def test_call_round_trips_every_tool(mem: TrulyMem) -> None:
     ("memory_recall", {"limit": 0}, "limit"),
     ("memory_recall", {"as_of": "yesterday-ish"}, "as_of"),
     ("memory_recall", {"preset": "turbo"}, "preset"),
+    ("memory_recall", {"as_of": "0001-01-01T00:00:00+01:00"}, "as_of"),
+    ("memory_recall", {"query_intent": "x\udfff"}, "query_intent"),
     ("memory_purge", {"criteria": {"subject": ""}}, "criteria.subject"),
     ("memory_purge", {"criteria": {"kind": "LOVES"}}, "criteria.kind"),
     ("task_create", {"task_id": "t"}, "description"),

@@ -36,7 +36,10 @@ def as_utc(value: datetime) -> datetime:
     """Naive datetimes are taken as UTC; aware ones are converted to UTC."""
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("is outside the range of dates that can be stored") from None
 
 
 class NodeType(StrEnum):

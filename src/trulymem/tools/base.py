@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from trulymem.errors import InvalidInput, NotFound, TrulyMemError
 from trulymem.model import Scope
@@ -20,9 +20,32 @@ In = TypeVar("In", bound=BaseModel)
 
 
 class ToolInput(BaseModel):
-    """Base of every tool's input: unknown fields are an error, not ignored."""
+    """Base of every tool's input: unknown fields are an error, not ignored, and
+    text must be valid Unicode (a lone surrogate cannot be stored or searched)."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valid_unicode(cls, data: Any) -> Any:
+        _check_unicode(data, [])
+        return data
+
+
+def _check_unicode(value: Any, path: list[str]) -> None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput("contains text that is not valid Unicode (a lone surrogate)",
+                               field=".".join(path) or None) from None
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_unicode(k, path)
+            _check_unicode(v, [*path, str(k)])
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            _check_unicode(v, [*path, str(i)])
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from trulymem.errors import InvalidInput
-from trulymem.model import EdgeKind, Fact, NodeType, as_utc, new_id
+from trulymem.model import EdgeKind, Fact, NodeType, UTCDatetime, new_id
 from trulymem.store.base import NodeSpec
 from trulymem.text import clean_text, name_key, relation_key
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register
@@ -42,7 +42,7 @@ class TripletIn(ToolInput):
     pinned: bool = Field(False, description="Pinned facts rank first and are never consolidated away.")
     source: Label | None = Field(None, description="Where the fact came from, e.g. 'user' or 'import'.")
     metadata: Metadata = Field(default_factory=dict, description="Free JSON metadata.")
-    valid_at: datetime | None = Field(None, description="When the fact became true (event time); default now.")
+    valid_at: UTCDatetime | None = Field(None, description="When the fact became true (event time); default now.")
 
 
 class CommitInput(ToolInput):
@@ -118,7 +118,7 @@ def commit_triplets(
             speculation=t.speculation, pinned=t.pinned, type=t.type, source=t.source,
             metadata=dict(t.metadata) if t.metadata else {}, turn_id=turn_id,
             message_ids=list(message_ids) if message_ids else [], created_at=now, updated_at=now,
-            valid_at=as_utc(t.valid_at) if t.valid_at else now,
+            valid_at=t.valid_at or now,
             subject=clean_text(t.subject), object=clean_text(t.object),
         ), "created")
     store.insert_facts([f for f, status in batch.values() if status == "created"])

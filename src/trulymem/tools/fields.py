@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StringConstraints
@@ -36,17 +37,22 @@ Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
 def _small_json(value: dict[str, Any]) -> dict[str, Any]:
-    import json
-
+    """JSON objects only: string keys, valid Unicode, at most 16 KB — returned as they will be stored."""
     try:
-        size = len(json.dumps(value, ensure_ascii=False))
-    except (TypeError, ValueError) as exc:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        size = len(text.encode("utf-8"))
+    except TypeError as exc:
+        raise ValueError(f"must be JSON with string keys: {exc}") from None
+    except UnicodeEncodeError:
+        raise ValueError("contains text that is not valid Unicode (a lone surrogate)") from None
+    except ValueError as exc:
         raise ValueError(f"must be JSON-serialisable: {exc}") from None
     except RecursionError:
         raise ValueError("is nested too deeply") from None
     if size > MAX_METADATA_BYTES:
         raise ValueError(f"is {size} bytes of JSON; the limit is {MAX_METADATA_BYTES}")
-    return value
+    parsed: dict[str, Any] = json.loads(text)
+    return parsed
 
 
 Metadata = Annotated[dict[str, Any], AfterValidator(_small_json)]

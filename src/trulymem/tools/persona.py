@@ -30,15 +30,19 @@ class PersonaSetInput(ToolInput):
     @classmethod
     def _check(cls, attrs: dict[str, PersonaValue]) -> dict[str, PersonaValue]:
         out: dict[str, PersonaValue] = {}
+        seen: dict[str, str] = {}
         for name, value in attrs.items():
             name = name.strip()
-            if not name or len(name) > MAX_RELATION:
-                raise ValueError(f"attribute name {name!r} must be 1-{MAX_RELATION} characters")
+            if not relation_key(name) or len(name) > MAX_RELATION:
+                raise ValueError(f"attribute name {name!r} must have 1-{MAX_RELATION} visible characters")
+            if relation_key(name) in seen:
+                raise ValueError(f"attributes {seen[relation_key(name)]!r} and {name!r} are the same attribute")
+            seen[relation_key(name)] = name
             values = [value] if isinstance(value, str) else value
             if not values or len(values) > 50:
                 raise ValueError(f"attribute {name!r} needs 1-50 values")
             for v in values:
-                if not v.strip() or len(v) > MAX_TEXT:
+                if not name_key(v) or len(v) > MAX_TEXT:
                     raise ValueError(f"attribute {name!r} has an empty or over-long value")
             out[name] = value.strip() if isinstance(value, str) else [v.strip() for v in value]
         return out

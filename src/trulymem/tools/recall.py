@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from pydantic import Field, model_validator
 
 from trulymem.errors import InvalidInput
-from trulymem.model import as_utc
+from trulymem.model import UTCDatetime
 from trulymem.recall import PRESETS, RecallQuery, RecallResult, recall
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.fields import Name
 
 
 class TimeRange(ToolInput):
-    start: datetime | None = None
-    end: datetime | None = None
+    start: UTCDatetime | None = None
+    end: UTCDatetime | None = None
 
     @model_validator(mode="after")
     def _order(self) -> TimeRange:
-        if self.start and self.end and as_utc(self.start) > as_utc(self.end):
+        if self.start and self.end and self.start > self.end:
             raise InvalidInput("is after end", field="start")
         return self
 
@@ -34,7 +32,7 @@ class RecallInput(ToolInput):
     seed_entities: list[Name] = Field(default_factory=list, max_length=50, description="Node names to start from.")
     limit: int = Field(20, ge=1, le=200, description="Most facts to return.")
     time_range: TimeRange | None = Field(None, description="Only facts whose event time lies in this range.")
-    as_of: datetime | None = Field(None, description="Recall what was valid at this past time.")
+    as_of: UTCDatetime | None = Field(None, description="Recall what was valid at this past time.")
     include_invalid: bool = Field(False, description="Also return corrected/forgotten facts.")
     preset: str = Field("balanced", description="Retrieval preset: fast, balanced or deep.")
 
@@ -50,8 +48,8 @@ def _recall(ctx: ToolContext, inp: RecallInput) -> RecallResult:
     tr = inp.time_range
     q = RecallQuery(
         query_intent=inp.query_intent, depth=inp.depth, seed_entities=list(inp.seed_entities), limit=inp.limit,
-        time_from=as_utc(tr.start) if tr and tr.start else None, time_to=as_utc(tr.end) if tr and tr.end else None,
-        as_of=as_utc(inp.as_of) if inp.as_of else None, include_invalid=inp.include_invalid,
+        time_from=tr.start if tr else None, time_to=tr.end if tr else None,
+        as_of=inp.as_of, include_invalid=inp.include_invalid,
     )
     return recall(ctx.store, ctx.scope, q, ctx.now, PRESETS[inp.preset])
 
