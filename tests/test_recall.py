@@ -128,6 +128,10 @@ def test_as_of_and_include_invalid(mem: TrulyMem, clock) -> None:
     both = mem.recall("user", depth=1, include_invalid=True)
     assert {(f.object, f.valid) for f in both.facts} == {("Paris", False), ("Berlin", True)}
     assert "no longer valid" in both.text
+    # with include_invalid, as_of shows what was recorded by then, corrected or not — nothing later
+    then_all = mem.recall("user", depth=1, as_of=t1, include_invalid=True)
+    assert {(f.object, f.valid) for f in then_all.facts} == {("Paris", True)}
+    assert objects(mem.recall("lives_in", depth=0, as_of=t1)) == {"Paris"}
     before_anything = datetime(2000, 1, 1, tzinfo=UTC)
     assert mem.recall("user", depth=1, as_of=before_anything).nodes == []
     assert mem.recall("user", depth=1, as_of=before_anything).facts == []

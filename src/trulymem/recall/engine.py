@@ -103,7 +103,7 @@ class _Collector:
 
     def fact(self, f: Fact, score: float, hop: int, why: str) -> bool:
         q = self.q
-        if q.as_of is not None and not q.include_invalid and not f.valid_as_of(q.as_of):
+        if q.as_of is not None and (f.created_at > q.as_of or (not q.include_invalid and not f.valid_as_of(q.as_of))):
             return False
         if (q.time_from and f.valid_at < q.time_from) or (q.time_to and f.valid_at > q.time_to):
             return False
@@ -126,7 +126,7 @@ class _Collector:
 def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: RecallConfig | None = None) -> RecallResult:
     cfg = cfg or RecallConfig()
     c = _Collector(q, cfg, q.as_of or now)
-    validity: Validity = "all" if q.include_invalid or q.as_of else "current"
+    validity: Validity = "all" if q.include_invalid else "current"
     user_scope = Scope(user_id=scope.user_id, all_users=scope.all_users)
 
     terms = query_terms(q.query_intent)
@@ -156,7 +156,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         hits = store.search_nodes(scope, match, cfg.seed_nodes)
         for (nid, _), s in zip(hits, normalize_scores([h[1] for h in hits], top=0.8)):
             c.node(nid, s, 0, "text")
-        hits_f = store.search_facts(scope, match, cfg.seed_facts, validity=validity)
+        hits_f = store.search_facts(scope, match, cfg.seed_facts, validity="all" if q.as_of else validity)
         for f, s in zip(hits_f, rank_order(len(hits_f), 0.7, 0.97)):
             if c.fact(f, s, 0, f"relation:{f.relation}"):
                 c.node(f.subject_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")

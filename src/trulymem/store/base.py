@@ -56,7 +56,7 @@ class FactQuery:
     relation_contains: str | None = None
     object_contains: str | None = None
     validity: Validity = "current"
-    as_of: datetime | None = None  # overrides validity: what was valid at that time
+    as_of: datetime | None = None  # with "current": valid at that time; with "all": recorded by then
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     newest_first: bool = True
@@ -165,7 +165,7 @@ class Store(ABC):
         validity: Validity = "current",
         as_of: datetime | None = None,
     ) -> list[Fact]:
-        """Facts touching each node in either direction, at most ``per_node`` per
+        """(``validity``/``as_of`` as in ``FactQuery``.) Facts touching each node in either direction, at most ``per_node`` per
         node and direction (pinned first, then most recently updated)."""
 
     # bookkeeping

@@ -134,6 +134,8 @@ def _scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
 
 
 def _validity_sql(validity: Validity, as_of: datetime | None, alias: str = "f") -> tuple[str, list[Any]]:
+    if as_of is not None and validity == "all":
+        return f"{alias}.created_at <= ?", [ts(as_of)]  # everything recorded by then, corrected or not
     if as_of is not None:
         t = ts(as_of)
         return (
