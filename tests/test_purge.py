@@ -131,6 +131,40 @@ def test_replacement_only_with_supersede(loaded: TrulyMem) -> None:
     assert exc.value.field == "mode"
 
 
+def test_task_structure_is_changed_only_by_the_task_tools(mem: TrulyMem) -> None:
+    mem.task_create("Task_1", "a")
+    mem.task_create("Task_2", "b")
+    before = snapshot(mem)
+    for criteria, mode, rep in (({"subject": "Task_1", "kind": "HAS_STATE"}, "supersede", {"object": "banana"}),
+                                ({"kind": "NEXT_TASK"}, "soft", None),
+                                ({"subject": "Task_2"}, "soft", None)):
+        with pytest.raises(InvalidInput) as exc:
+            mem.purge(criteria, mode=mode, replacement=rep)
+        assert exc.value.field == "criteria" and "task_set_state" in exc.value.message
+    mem.commit([triplet("x", "r", "y")])
+    with pytest.raises(InvalidInput) as exc:
+        mem.purge({"subject": "x"}, mode="supersede", replacement={"relation": "has_state", "object": "done"})
+    assert exc.value.field == "replacement.relation"
+    assert [t.state for t in mem.task_list().tasks] == ["in_progress", "in_progress"]
+    mem.purge({"subject": "x"}, mode="hard", confirm=True)
+    assert snapshot(mem) == before
+    # deleting a whole task is explicit and complete
+    res = mem.purge({"subject_contains": "task_1"}, mode="hard", confirm=True)
+    assert len(res.matched) == 2 and "Task_1" not in {t.task_id for t in mem.task_list().tasks}
+
+
+def test_hard_dry_run_reports_exactly_what_the_real_run_does(loaded: TrulyMem) -> None:
+    loaded.purge({"relation": "lives_in"}, mode="supersede", replacement={"object": "Berlin"})
+    berlin = loaded.history("user", "lives_in")[1]
+    preview = loaded.purge({"subject": "bob"}, mode="hard", dry_run=True)
+    done = loaded.purge({"subject": "bob"}, mode="hard", confirm=True)
+    assert preview.deleted_nodes == done.deleted_nodes and len(done.deleted_nodes) == 1
+    preview = loaded.purge({"ids": [berlin.id]}, mode="hard", dry_run=True)
+    done = loaded.purge({"ids": [berlin.id]}, mode="hard", confirm=True)
+    assert preview.unlinked == done.unlinked == [loaded.history("user", "lives_in")[0].id]
+    assert preview.deleted_nodes == done.deleted_nodes and len(done.deleted_nodes) == 1  # Berlin
+
+
 def test_purge_for_unknown_user(mem: TrulyMem) -> None:
     with pytest.raises(NotFound) as exc:
         mem.with_scope(user_id="ghost").purge({"subject": "user"})

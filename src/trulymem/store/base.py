@@ -52,6 +52,7 @@ class FactQuery:
     kinds: Sequence[EdgeKind] | None = None
     types: Sequence[str] | None = None
     source: str | None = None
+    superseded_by: Sequence[str] | None = None  # facts replaced by any of these
     subject_contains: str | None = None
     relation_contains: str | None = None
     object_contains: str | None = None

@@ -342,6 +342,7 @@ class SQLiteStore(Store):
             ("f.relation_key", q.relation_keys),
             ("f.kind", [str(k) for k in q.kinds] if q.kinds is not None else None),
             ("f.type", q.types),
+            ("f.superseded_by", q.superseded_by),
         ):
             if values is not None:
                 if not values:

@@ -154,7 +154,8 @@ def invalid_from(exc: ValidationError) -> InvalidInput:
     original = (first.get("ctx") or {}).get("error")
     if isinstance(original, InvalidInput):
         # A validator that named its own field: keep it, under the location it ran at.
-        loc = ".".join(p for p in (loc, original.field) if p) or None
+        if original.field and not (loc or "").endswith(original.field):
+            loc = ".".join(p for p in (loc, original.field) if p)
         msg = original.message
     if first["type"] == "extra_forbidden":
         msg = "is not a known field"

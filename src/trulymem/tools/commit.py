@@ -55,9 +55,7 @@ class CommitInput(ToolInput):
         # Task states, the chain and the persona have invariants (one current state, one
         # chain order) that only their own tools keep.
         for i, t in enumerate(self.triplets):
-            owner = _RESERVED_RELATIONS.get(relation_key(t.relation))
-            if owner:
-                raise InvalidInput(f"{t.relation!r} edges are written by {owner}", field=f"triplets.{i}.relation")
+            check_relation(t.relation, f"triplets.{i}.relation")
             for side in ("subject_type", "object_type"):
                 owner = _RESERVED_TYPES.get(getattr(t, side) or "")
                 if owner:
@@ -76,6 +74,13 @@ class CommitResult(BaseModel):
     created: list[str]
     reinforced: list[str]
     facts: list[CommittedFact]
+
+
+def check_relation(relation: str, field: str) -> None:
+    """Refuse relations whose edges only the task and persona tools may write."""
+    owner = _RESERVED_RELATIONS.get(relation_key(relation))
+    if owner:
+        raise InvalidInput(f"{relation!r} edges are written by {owner}", field=field)
 
 
 def edge_kind(relation: str) -> EdgeKind:

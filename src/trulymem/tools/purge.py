@@ -7,19 +7,21 @@ nothing — a purge never widens because one of its filters found no node.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind, Scope
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key, relation_key
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
-from trulymem.tools.commit import TripletIn, commit_triplets
+from trulymem.tools.commit import TripletIn, check_relation, commit_triplets
 from trulymem.tools.fields import Confidence, Label, Metadata, Name, Relation, Text
 
 MAX_PURGE = 10_000
+_CHAIN_KINDS = {EdgeKind.HAS_STATE, EdgeKind.NEXT_TASK}
 
 
 class PurgeCriteria(ToolInput):
@@ -49,6 +51,14 @@ class Replacement(ToolInput):
     type: Label | None = Field(None, description="Default: the purged facts' type.")
     pinned: bool | None = Field(None, description="Default: pinned if a purged fact was.")
     metadata: Metadata = Field(default_factory=dict)
+
+
+    @field_validator("relation")
+    @classmethod
+    def _public_relation(cls, relation: str | None) -> str | None:
+        if relation is not None:
+            check_relation(relation, "relation")
+        return relation
 
 
 class PurgeInput(ToolInput):
@@ -87,7 +97,9 @@ class PurgeResult(BaseModel):
     dry_run: bool
     matched: list[PurgedFact]
     replacement_id: str | None = None
-    deleted_nodes: list[str] = Field(default_factory=list)
+    deleted_nodes: list[str] = Field(default_factory=list, description="hard: nodes left with no facts, deleted too")
+    unlinked: list[str] = Field(default_factory=list,
+                                description="hard: facts that were superseded by a deleted fact and lose that link")
 
 
 def _node_ids(ctx: ToolContext, name: str) -> list[str]:
@@ -123,6 +135,10 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
     )
     if not facts:
         return result
+    structural = {f.kind for f in facts} & _CHAIN_KINDS
+    if structural and inp.mode != "hard":
+        raise InvalidInput(f"matches {', '.join(sorted(structural))} facts, which keep a task's single state and "
+                           "the chain order: use task_set_state (or mode=hard to delete)", field="criteria")
     replacement: TripletIn | None = None
     if (rep := inp.replacement) is not None:
         replacement = TripletIn(
@@ -143,12 +159,21 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
             user_id=scope.user_id, agent_id=agent_id, app_id=app_id, session_id=scope.session_id))
         kinds = {f.kind for f in facts}
         replacement_kind = kinds.pop() if len(kinds) == 1 else EdgeKind.FACT
-    if inp.dry_run:
-        return result
     ids = [f.id for f in facts]
     if inp.mode == "hard":
+        # Reported before deleting, so a dry run shows exactly what the real run does.
+        user = Scope(user_id=scope.user_id)
+        refs = Counter(n for f in facts for n in {f.subject_id, f.object_id})
+        result.deleted_nodes = [n for n, k in refs.items()
+                                if store.count_facts(FactQuery(scope=user, node_ids=[n], validity="all")) == k]
+        gone = set(ids)
+        result.unlinked = [f.id for f in store.facts(FactQuery(scope=user, superseded_by=ids, validity="all"))
+                           if f.id not in gone]
+    if inp.dry_run:
+        return result
+    if inp.mode == "hard":
         store.delete_facts(ids)
-        result.deleted_nodes = store.delete_orphan_nodes([n for f in facts for n in (f.subject_id, f.object_id)])
+        store.delete_orphan_nodes(result.deleted_nodes)
         return result
     store.invalidate_facts(ids, ctx.now)
     if replacement is not None:
