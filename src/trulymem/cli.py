@@ -382,11 +382,12 @@ def export_cmd(ctx: Ctx, file: Any, all_users: bool) -> None:
 
 @main.command("import")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.option("--all-users", is_flag=True, help="Allow rows of every user (a whole-database restore).")
 @common
-def import_cmd(ctx: Ctx, file: Any) -> None:
+def import_cmd(ctx: Ctx, file: Any, all_users: bool) -> None:
     """Read JSON lines written by `export` (all or nothing; identical rows are skipped)."""
     with ctx.mem() as mem:
-        counts = mem.import_jsonl(_read_text(file).splitlines())
+        counts = mem.import_jsonl(_read_text(file).splitlines(), all_users=all_users)
     emit(ctx, counts, lambda: out.print(", ".join(f"{k}: {v}" for k, v in counts.items())))
 
 

@@ -160,10 +160,12 @@ class TrulyMem:
                 n += 1
         return n
 
-    def import_jsonl(self, lines: Iterable[str]) -> dict[str, int]:
-        """Import rows written by ``export_jsonl``, all or nothing; identical rows are skipped."""
+    def import_jsonl(self, lines: Iterable[str], *, all_users: bool = False) -> dict[str, int]:
+        """Import rows written by ``export_jsonl``, all or nothing; identical rows are skipped.
+
+        Rows must belong to this scope's user unless ``all_users`` (a whole-database restore)."""
         rows = parse_lines(lines)
         with self.store.transaction():
-            check_rows(self.store, rows)
+            check_rows(self.store, rows, Scope.everyone() if all_users else self.scope)
             return self.store.import_rows(rows)
 

@@ -8,6 +8,7 @@ endpoints are nodes of the same user and namespace.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -15,9 +16,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from trulymem.errors import InvalidInput, TrulyMemError
-from trulymem.model import Fact, Node, Scope, check_identifier, from_json
-from trulymem.store.base import NodeQuery, Store
-from trulymem.text import name_key
+from trulymem.model import Fact, Node, Scope, as_utc, check_identifier, from_json
+from trulymem.store.base import FactQuery, NodeQuery, Store
+from trulymem.text import name_key, relation_key
+from trulymem.tools.fields import MAX_RELATION, MAX_TEXT
+
+_TYPE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 RECORDS = ("user", "node", "fact")
 
@@ -37,25 +41,27 @@ def parse_lines(lines: Iterable[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def check_rows(store: Store, rows: Sequence[dict[str, Any]]) -> None:
-    """Raise ``InvalidInput`` naming the first row that trulymem could not have written."""
+def check_rows(store: Store, rows: Sequence[dict[str, Any]], scope: Scope) -> None:
+    """Raise ``InvalidInput`` naming the first row that trulymem could not have written,
+    or that belongs to another user than ``scope``'s (unless it is ``Scope.everyone()``)."""
     nodes: dict[str, Node] = {}
     facts: list[tuple[int, Fact]] = []
     for i, row in enumerate(rows, 1):
         data = {k: v for k, v in row.items() if k != "record"}
         try:
+            user = check_identifier(data.get("user_id"), "user_id", required=True)
+            if not scope.all_users and user != scope.user_id:
+                raise InvalidInput(f"belongs to user {user!r}, not {scope.user_id!r}; importing other users' "
+                                   "memories needs all_users", field="user_id")
             if row["record"] == "user":
-                check_identifier(data.get("user_id"), "user_id", required=True)
-                datetime.fromisoformat(str(data.get("created_at")))
+                as_utc(datetime.fromisoformat(str(data.get("created_at"))))
             elif row["record"] == "node":
                 node = from_json(Node, data)
-                _ids(node.user_id, node.agent_id, node.app_id)
-                if node.key != name_key(node.name):
-                    raise InvalidInput(f"key {node.key!r} does not match name {node.name!r}", field="key")
+                _check_node(node)
                 nodes[node.id] = node
             else:
                 fact = from_json(Fact, data)
-                _ids(fact.user_id, fact.agent_id, fact.app_id)
+                _check_fact(fact)
                 facts.append((i, fact))
         except ValidationError as exc:
             err = exc.errors()[0]
@@ -63,21 +69,58 @@ def check_rows(store: Store, rows: Sequence[dict[str, Any]]) -> None:
                                f"{'.'.join(map(str, err['loc']))}", field="import") from None
         except (TrulyMemError, ValueError) as exc:
             raise InvalidInput(f"row {i} is not a valid {row['record']} record: {exc}", field="import") from None
+    _check_links(store, nodes, facts)
+
+
+def _check_node(node: Node) -> None:
+    for name in ("id", "user_id", "agent_id", "app_id"):
+        check_identifier(getattr(node, name), name, required=name in ("id", "user_id"))
+    if not name_key(node.name) or len(node.name) > MAX_TEXT:
+        raise InvalidInput(f"must have 1-{MAX_TEXT} visible characters", field="name")
+    if node.key != name_key(node.name):
+        raise InvalidInput(f"key {node.key!r} does not match name {node.name!r}", field="key")
+    if not _TYPE.match(node.type) or (node.summary is not None and len(node.summary) > MAX_TEXT):
+        raise InvalidInput("is not a node type name", field="type")
+
+
+def _check_fact(fact: Fact) -> None:
+    for name in ("id", "user_id", "agent_id", "app_id", "session_id", "superseded_by"):
+        check_identifier(getattr(fact, name), name, required=name in ("id", "user_id"))
+    if not relation_key(fact.relation) or len(fact.relation) > MAX_RELATION:
+        raise InvalidInput(f"must have 1-{MAX_RELATION} visible characters", field="relation")
+    if fact.mention_count < 1:
+        raise InvalidInput("must be at least 1", field="mention_count")
+
+
+def _check_links(store: Store, nodes: dict[str, Node], facts: list[tuple[int, Fact]]) -> None:
+    """Endpoints exist and share the fact's user and namespace; supersession targets exist;
+    no two valid facts state the same triple."""
     wanted = {n for _, f in facts for n in (f.subject_id, f.object_id)} - set(nodes)
     if wanted:
         nodes.update((n.id, n) for n in store.nodes(NodeQuery(scope=Scope.everyone(), ids=sorted(wanted))))
+    in_file = {f.id for _, f in facts}
+    targets = sorted({f.superseded_by for _, f in facts if f.superseded_by} - in_file)
+    stored = {f.id for f in store.facts(FactQuery(scope=Scope.everyone(), ids=targets, validity="all"))}
+    triples: dict[tuple[str, str, str], str] = {}
     for i, fact in facts:
         for end in (fact.subject_id, fact.object_id):
-            end_node = nodes.get(end)
-            if end_node is None:
+            node = nodes.get(end)
+            if node is None:
                 raise InvalidInput(f"row {i}: fact {fact.id} points at node {end}, which is neither in the "
                                    "file nor in the database", field="import")
-            if end_node.user_id != fact.user_id:
-                raise InvalidInput(f"row {i}: fact {fact.id} of user {fact.user_id!r} points at a node of "
-                                   f"another user", field="import")
-
-
-def _ids(user_id: str, agent_id: str | None, app_id: str | None) -> None:
-    check_identifier(user_id, "user_id", required=True)
-    check_identifier(agent_id, "agent_id")
-    check_identifier(app_id, "app_id")
+            if (node.user_id, node.agent_id, node.app_id) != (fact.user_id, fact.agent_id, fact.app_id):
+                raise InvalidInput(f"row {i}: fact {fact.id} points at a node of another user or namespace",
+                                   field="import")
+        if fact.superseded_by and fact.superseded_by not in in_file and fact.superseded_by not in stored:
+            raise InvalidInput(f"row {i}: fact {fact.id} is superseded by {fact.superseded_by}, which is neither "
+                               "in the file nor in the database", field="import")
+        if fact.invalid_at is None:
+            triple = (fact.subject_id, relation_key(fact.relation), fact.object_id)
+            if triples.setdefault(triple, fact.id) != fact.id:
+                raise InvalidInput(f"row {i}: fact {fact.id} repeats the valid fact {triples[triple]}",
+                                   field="import")
+    existing = store.active_facts_for(list(triples))
+    for triple, fid in triples.items():
+        if triple in existing and existing[triple].id != fid:
+            raise InvalidInput(f"fact {fid} repeats the valid fact {existing[triple].id} already stored",
+                               field="import")
