@@ -115,3 +115,33 @@ def test_memory_database(tmp_path: Path) -> None:
     mem.commit([triplet("a", "r", "b")])
     assert mem.stats().facts_valid == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_foreign_development_schema_is_refused_clearly(db_path: Path) -> None:
+    SQLiteStore(db_path).close()
+    with sqlite3.connect(db_path) as raw:
+        raw.execute("UPDATE schema_migrations SET name = 'text ids' WHERE version = 1")
+    with pytest.raises(SchemaError, match="development build"):
+        SQLiteStore(db_path)
+
+
+def test_processes_creating_one_new_file_at_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    db = tmp_path / "race.db"
+    code = ("from trulymem import TrulyMem\n"
+            f"m = TrulyMem({str(db)!r}, user_id='u')\n"
+            "m.commit([{'subject': 'a', 'relation': 'r', 'object': 'b'}])\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE) for _ in range(6)]
+    errors = [p.communicate(timeout=120)[1].decode() for p in procs if p.wait(timeout=120) != 0]
+    assert errors == []
+    with TrulyMem(db, user_id="u") as m:
+        assert m.history("a")[0].mention_count == 6
+
+
+def test_home_relative_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with TrulyMem("~/sub/mem.db", user_id="u") as m:
+        m.commit([triplet("a", "r", "b")])
+    assert (tmp_path / "sub" / "mem.db").exists()

@@ -86,32 +86,46 @@ LATEST = MIGRATIONS[-1][0]
 
 
 def migrate(conn: sqlite3.Connection) -> list[int]:
-    """Apply pending migrations, each in its own transaction; returns the versions applied."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations("
-        "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-    )
-    done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
-    if done and max(done) > LATEST:
-        raise SchemaError(
-            f"database schema version {max(done)} is newer than this trulymem ({LATEST}); upgrade trulymem"
-        )
+    """Apply pending migrations, each in its own transaction; returns the versions applied.
+
+    Each step re-reads what is applied under the write lock, so several processes
+    opening one new file at once apply every migration exactly once."""
     applied: list[int] = []
     for version, name, sql in MIGRATIONS:
-        if version in done:
-            continue
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in sql.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
             conn.execute(
-                "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
-                (version, name, datetime.now(UTC).isoformat(timespec="microseconds")),
+                "CREATE TABLE IF NOT EXISTS schema_migrations("
+                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
             )
+            done = dict(conn.execute("SELECT version, name FROM schema_migrations").fetchall())
+            _check_known(done)
+            if version not in done:
+                for statement in sql.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
+                    (version, name, datetime.now(UTC).isoformat(timespec="microseconds")),
+                )
+                applied.append(version)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-        applied.append(version)
     return applied
+
+
+def _check_known(done: dict[int, str]) -> None:
+    known = {v: n for v, n, _ in MIGRATIONS}
+    for version, name in sorted(done.items()):
+        if version not in known and version > LATEST:
+            raise SchemaError(
+                f"database schema version {version} ({name!r}) is newer than this trulymem's ({LATEST}); "
+                "upgrade trulymem"
+            )
+        if known.get(version) != name:
+            raise SchemaError(
+                f"database schema {version} ({name!r}) was made by a development build of trulymem that "
+                "no release understands; export its memories with that build and import them here"
+            )

@@ -6,7 +6,8 @@ import dataclasses
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from functools import lru_cache
@@ -150,6 +151,20 @@ def _validity_sql(validity: Validity, as_of: datetime | None, alias: str = "f") 
     return "1", []
 
 
+def _retry_locked(step: Callable[[], object], timeout_ms: int) -> None:
+    """Switching to WAL needs a moment alone with a brand-new file; the busy handler
+    does not cover it, so retry while another process is creating the same database."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _like(text: str) -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
@@ -160,10 +175,10 @@ class SQLiteStore(Store):
     capabilities = Capabilities(fulltext=True, vectors=False, concurrent_writers=False)
 
     def __init__(self, path: str | Path = ":memory:", *, busy_timeout_ms: int = 5000) -> None:
-        self.path = str(path)
+        self.path = str(path) if str(path) == ":memory:" else str(Path(path).expanduser())
         try:
             if self.path != ":memory:":
-                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
             )
@@ -175,7 +190,7 @@ class SQLiteStore(Store):
             # consecutive batches are copied back once (≈10% faster bulk commits).
             self._conn.execute("PRAGMA wal_autocheckpoint = 10000")
             if self.path != ":memory:":
-                self._conn.execute("PRAGMA journal_mode = WAL")
+                _retry_locked(lambda: self._conn.execute("PRAGMA journal_mode = WAL"), busy_timeout_ms)
                 self._conn.execute("PRAGMA synchronous = NORMAL")
             migrate(self._conn)
         except (sqlite3.DatabaseError, OSError) as exc:
