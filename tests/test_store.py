@@ -134,8 +134,8 @@ def test_processes_creating_one_new_file_at_once(tmp_path: Path) -> None:
             f"m = TrulyMem({str(db)!r}, user_id='u')\n"
             "m.commit([{'subject': 'a', 'relation': 'r', 'object': 'b'}])\n")
     procs = [subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE) for _ in range(6)]
-    errors = [p.communicate(timeout=120)[1].decode() for p in procs if p.wait(timeout=120) != 0]
-    assert errors == []
+    outcomes = [(p.communicate(timeout=120)[1].decode(), p.returncode) for p in procs]
+    assert [err for err, code in outcomes if code != 0] == []
     with TrulyMem(db, user_id="u") as m:
         assert m.history("a")[0].mention_count == 6
 
