@@ -42,6 +42,16 @@ def test_commit_recall_history_purge(run) -> None:  # type: ignore[no-untyped-de
     assert [(h["object"], h["invalid_at"] is None) for h in hist] == [("猫娘", False), ("狗", True)]
 
 
+def test_sessions_from_the_command_line(run) -> None:  # type: ignore[no-untyped-def]
+    run("commit", "user", "likes", "tea", "--session", "s1")
+    run("commit", "user", "likes", "jazz", "--session", "s2")
+    hist = js(run("history", "user", "--json"))
+    assert {(h["object"], h["session_id"]) for h in hist} == {("tea", "s1"), ("jazz", "s2")}
+    assert len(js(run("recall", "user", "--session", "s2", "--json"))["facts"]) == 2  # sessions don't hide memories
+    r = run("purge", "--relation", "likes", "--in-session", "s1", "--dry-run", "--json")
+    assert [m["text"] for m in js(r)["matched"]] == ["user likes tea"]
+
+
 def test_commit_file_and_stdin(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     f = tmp_path / "t.jsonl"
     f.write_text('{"subject": "a", "relation": "r", "object": "b"}\n{"subject": "c", "relation": "r", "object": "d"}\n')

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from trulymem import __version__
-from trulymem.config import Settings
+from trulymem.config import DEFAULT_USER, Settings
 from trulymem.errors import Conflict, InvalidInput, TrulyMemError
 from trulymem.graph import TrulyMem
 from trulymem.model import to_json
@@ -46,7 +46,7 @@ def common(fn: Callable[..., Any]) -> Callable[..., Any]:
     @click.option("--user", "user", envvar="TRULYMEM_USER", help="User id whose memory to use [default: default].")
     @click.option("--agent", envvar="TRULYMEM_AGENT", help="Agent id (scope).")
     @click.option("--app", envvar="TRULYMEM_APP", help="App/project id (scope).")
-    @click.option("--session", envvar="TRULYMEM_SESSION", help="Session id recorded on writes and used as a filter.")
+    @click.option("--session", envvar="TRULYMEM_SESSION", help="Session id recorded on every write (provenance).")
     @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
     @functools.wraps(fn)
     def wrapper(db: str | None, user: str | None, agent: str | None, app: str | None, session: str | None,
@@ -205,6 +205,7 @@ def recall(ctx: Ctx, query: str, depth: int, limit: int, seeds: tuple[str, ...],
 @click.option("--kind", help="Edge kind, e.g. FACT or HAS_STATE.")
 @click.option("--type", "type_", help="Category label.")
 @click.option("--source", help="Source label.")
+@click.option("--in-session", help="Only facts written in this session.")
 @click.option("--include-invalid", is_flag=True, help="Also match already-invalid facts (hard mode).")
 @click.option("--mode", type=click.Choice(["soft", "supersede", "hard"]), default="soft", show_default=True)
 @click.option("--replace-object", help="supersede: the corrected object.")
@@ -215,18 +216,19 @@ def recall(ctx: Ctx, query: str, depth: int, limit: int, seeds: tuple[str, ...],
 @common
 def purge(ctx: Ctx, ids: tuple[str, ...], subject: str | None, relation: str | None, object_: str | None,
           subject_contains: str | None, relation_contains: str | None, object_contains: str | None,
-          kind: str | None, type_: str | None, source: str | None, include_invalid: bool, mode: str,
+          kind: str | None, type_: str | None, source: str | None, in_session: str | None,
+          include_invalid: bool, mode: str,
           replace_object: str | None, replace_subject: str | None, replace_relation: str | None,
           confirm: bool, dry_run: bool) -> None:
     """Invalidate (soft), correct (supersede) or delete (hard) facts matching ALL criteria."""
     criteria: dict[str, Any] = {k: v for k, v in dict(
         ids=list(ids) or None, subject=subject, relation=relation, object=object_,
         subject_contains=subject_contains, relation_contains=relation_contains, object_contains=object_contains,
-        kind=kind, type=type_, source=source).items() if v is not None}
+        kind=kind, type=type_, source=source, session_id=in_session).items() if v is not None}
     if include_invalid:
         criteria["include_invalid"] = True
     replacement = None
-    if replace_object or replace_subject or replace_relation:
+    if any(v is not None for v in (replace_object, replace_subject, replace_relation)):
         replacement = {k: v for k, v in dict(object=replace_object, subject=replace_subject,
                                             relation=replace_relation).items() if v is not None}
     with ctx.mem() as mem:
@@ -357,6 +359,9 @@ def stats(ctx: Ctx) -> None:
 @common
 def history(ctx: Ctx, subject: str, relation: str | None) -> None:
     """Every version of SUBJECT's facts (optionally one RELATION), oldest first."""
+    for name, value in (("subject", subject), ("relation", relation)):
+        if value is not None and not value.strip():
+            raise InvalidInput("must not be empty", field=name)
     with ctx.mem() as mem:
         facts = mem.history(subject, relation)
     data = [to_json(f) for f in facts]
@@ -423,8 +428,9 @@ def demo(ctx: Ctx) -> None:
     out.print("")
     out.print(f"Task chain now: {' → '.join(t.task_id + ' [' + (t.state or '?') + ']' for t in reversed(chain.tasks))}")
     out.print(f"Database: {db}")
-    out.print(f"Look around:  trulymem recall idiom_chain_current --db {db}")
-    out.print(f"              trulymem history idiom_chain_current --db {db}")
+    user = "" if ctx.settings.user == DEFAULT_USER else f" --user {ctx.settings.user}"
+    out.print(f"Look around:  trulymem recall idiom_chain_current --db {db}{user}")
+    out.print(f"              trulymem history idiom_chain_current --db {db}{user}")
 
 
 def _explicit_db() -> bool:
