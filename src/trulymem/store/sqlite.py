@@ -197,6 +197,9 @@ class SQLiteStore(Store):
             raise StoreError(f"cannot open database {self.path!r}: {exc}") from exc
         self._lock = threading.RLock()
         self._depth = 0
+        # node id -> rowid for nodes touched in the current transaction (dropped when it ends,
+        # so a rolled-back insert can never leave a stale mapping behind)
+        self._tx_rids: dict[str, int] = {}
 
     # --- transactions -------------------------------------------------------
     @contextmanager
@@ -209,6 +212,7 @@ class SQLiteStore(Store):
                 finally:
                     self._depth -= 1
                 return
+            self._tx_rids.clear()
             try:
                 self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             except sqlite3.OperationalError as exc:
@@ -218,9 +222,11 @@ class SQLiteStore(Store):
                 yield
             except BaseException:
                 self._depth = 0
+                self._tx_rids.clear()
                 self._conn.execute("ROLLBACK")
                 raise
             self._depth = 0
+            self._tx_rids.clear()
             try:
                 self._conn.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
@@ -270,12 +276,13 @@ class SQLiteStore(Store):
         keys = list(wanted)
         t = ts(now)
         for chunk in _chunks(keys):
-            for key, nid, type_ in self._q(
-                f"SELECT key, id, type FROM nodes WHERE user_id = ? AND agent_id = ? AND app_id = ? "
+            for key, nid, type_, rid in self._q(
+                f"SELECT key, id, type, rid FROM nodes WHERE user_id = ? AND agent_id = ? AND app_id = ? "
                 f"AND key IN ({_marks(len(chunk))})",
                 (*ns, *chunk),
             ):
                 found[key] = nid
+                self._tx_rids[nid] = rid
                 if type_ == NodeType.ENTITY and wanted[key].type != NodeType.ENTITY:
                     upgrades.append((wanted[key].type, t, nid))
         if upgrades:
@@ -294,6 +301,7 @@ class SQLiteStore(Store):
                 [(base + i + 1, fts_document(sp.name)) for i, sp in enumerate(missing)],
             )
             found.update((sp.key, nid) for nid, sp in zip(ids, missing))
+            self._tx_rids.update((nid, base + i + 1) for i, nid in enumerate(ids))
         return found
 
     def _index_nodes(self, ids: Sequence[str]) -> None:
@@ -341,6 +349,8 @@ class SQLiteStore(Store):
             )
             self._many("DELETE FROM nodes_fts WHERE rowid = ?", [(r[0],) for r in rows])
             self._many("DELETE FROM nodes WHERE rid = ?", [(r[0],) for r in rows])
+            for r in rows:
+                self._tx_rids.pop(r[1], None)
             deleted.extend(r[1] for r in rows)
         return deleted
 
@@ -415,8 +425,9 @@ class SQLiteStore(Store):
         return int(self._q(f"SELECT count(*) FROM {_FACT_FROM} WHERE {where}", params)[0][0])
 
     def _rids(self, ids: Sequence[str]) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for chunk in _chunks(list(set(ids))):
+        known = self._tx_rids
+        out = {i: known[i] for i in ids if i in known}
+        for chunk in _chunks(list(set(ids) - out.keys())):
             out.update(self._q(f"SELECT id, rid FROM nodes WHERE id IN ({_marks(len(chunk))})", chunk))
         return out
 

@@ -5,6 +5,7 @@ function calling, Anthropic tool use, MCP, the CLI and the Python API."""
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,16 +20,25 @@ from trulymem.store.base import Store
 In = TypeVar("In", bound=BaseModel)
 
 
-class ToolInput(BaseModel):
-    """Base of every tool's input: unknown fields are an error, not ignored, and
-    text must be valid Unicode (a lone surrogate cannot be stored or searched)."""
+class InputPart(BaseModel):
+    """Base of every input model: unknown fields are an error, not ignored."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class ToolInput(InputPart):
+    """A tool's whole input; its text, nested parts included, must be valid Unicode
+    (a lone surrogate can be neither stored nor searched)."""
 
     @model_validator(mode="before")
     @classmethod
     def _valid_unicode(cls, data: Any) -> Any:
-        _check_unicode(data, [])
+        try:  # one C-speed pass for the common case; walk only to name the bad field
+            json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+        except UnicodeEncodeError:
+            _check_unicode(data, [])
+        except (TypeError, ValueError, RecursionError):
+            pass  # not JSON-shaped: the field validators report it
         return data
 
 

@@ -12,7 +12,7 @@ from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind, Fact, NodeType, UTCDatetime, new_id
 from trulymem.store.base import NodeSpec
 from trulymem.text import clean_text, name_key, relation_key
-from trulymem.tools.base import Tool, ToolContext, ToolInput, register
+from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
 from trulymem.tools.fields import (
     MAX_TRIPLETS,
     Confidence,
@@ -30,7 +30,7 @@ _RESERVED_TYPES = {NodeType.TASK.value: "task_create", NodeType.STATE.value: "ta
                    NodeType.PERSONA.value: "persona_set"}
 
 
-class TripletIn(ToolInput):
+class TripletIn(InputPart):
     subject: Name = Field(description="The thing the fact is about, e.g. 'user' or 'idiom_chain_current'.")
     relation: Relation = Field(description="What links subject to object, e.g. 'likes', 'lives_in', 'content'.")
     object: Text = Field(description="The value or thing, e.g. 'rock music' or '为所欲为'.")

@@ -38,6 +38,8 @@ Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
 
 def _small_json(value: dict[str, Any]) -> dict[str, Any]:
     """JSON objects only: string keys, valid Unicode, at most 16 KB — returned as they will be stored."""
+    if not value:
+        return {}
     try:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True)
         size = len(text.encode("utf-8"))

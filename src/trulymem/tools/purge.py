@@ -16,7 +16,7 @@ from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind, Scope
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key, relation_key
-from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
+from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.commit import TripletIn, check_relation, commit_triplets
 from trulymem.tools.fields import Confidence, Label, Metadata, Name, Relation, Text
 
@@ -24,7 +24,7 @@ MAX_PURGE = 10_000
 _CHAIN_KINDS = {EdgeKind.HAS_STATE, EdgeKind.NEXT_TASK}
 
 
-class PurgeCriteria(ToolInput):
+class PurgeCriteria(InputPart):
     ids: list[Label] | None = Field(None, min_length=1, max_length=1000, description="Exact fact ids.")
     subject: Name | None = Field(None, description="Exact subject name (case/width-insensitive).")
     relation: Relation | None = Field(None, description="Exact relation name.")
@@ -42,7 +42,7 @@ class PurgeCriteria(ToolInput):
         return not any(v is not None for k, v in self.model_dump().items() if k != "include_invalid")
 
 
-class Replacement(ToolInput):
+class Replacement(InputPart):
     subject: Name | None = Field(None, description="Default: the purged facts' subject.")
     relation: Relation | None = Field(None, description="Default: the purged facts' relation.")
     object: Text

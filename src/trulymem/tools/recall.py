@@ -7,11 +7,11 @@ from pydantic import Field, model_validator
 from trulymem.errors import InvalidInput
 from trulymem.model import UTCDatetime
 from trulymem.recall import PRESETS, RecallQuery, RecallResult, recall
-from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
+from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.fields import Name
 
 
-class TimeRange(ToolInput):
+class TimeRange(InputPart):
     start: UTCDatetime | None = None
     end: UTCDatetime | None = None
 
