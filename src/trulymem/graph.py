@@ -55,8 +55,9 @@ class TrulyMem:
         scope: Scope | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
-        self.store = store if isinstance(store, Store) else SQLiteStore(store)
+        # Validate the scope first: a bad user id must not leave a database connection open.
         self.scope = scope or Scope(user_id=user_id, agent_id=agent_id, app_id=app_id, session_id=session_id)
+        self.store = store if isinstance(store, Store) else SQLiteStore(store)
         self.clock = clock
 
     @classmethod
@@ -68,7 +69,8 @@ class TrulyMem:
         return cls(s.db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=session_id)
 
     def with_scope(self, **fields: Any) -> TrulyMem:
-        """The same store seen from another scope (fields not given are kept)."""
+        """The same store seen from another scope (fields not given are kept); closing
+        either closes the shared store."""
         return TrulyMem(self.store, scope=self.scope.replace(**fields), clock=self.clock)
 
     def close(self) -> None:
