@@ -111,3 +111,19 @@ def test_tool_call_returns_errors_as_data(mem: TrulyMem) -> None:
     assert "required" in res.error["message"]
     assert mem.call("memory_commit", "not a dict").error["field"] == "arguments"  # type: ignore[arg-type]
     assert mem.call("no_such_tool", {}).error["field"] == "tool"
+
+
+def test_bulk_commit_restores_the_garbage_collector(mem: TrulyMem) -> None:
+    import gc
+
+    assert gc.isenabled()
+    mem.commit([triplet(f"e{i}", "r", "x") for i in range(1000)])
+    assert gc.isenabled()
+    assert not mem.call("memory_commit", {"triplets": [{"subject": "a"}]}).ok
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        mem.commit([triplet("a", "r", "b")])
+        assert not gc.isenabled()  # a caller's choice is left alone
+    finally:
+        gc.enable()

@@ -5,8 +5,10 @@ function calling, Anthropic tool use, MCP, the CLI and the Python API."""
 from __future__ import annotations
 
 import copy
+import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -82,6 +84,7 @@ class Tool(Generic[In]):
     input_model: type[In]
     run: Callable[[ToolContext, In], BaseModel]
     writes: bool = True
+    bulk: bool = False  # may take thousands of items per call: pause the cyclic GC (see gc_paused)
 
     def parameters(self) -> dict[str, Any]:
         """The input JSON schema with ``$ref``s inlined (some tool APIs reject ``$defs``)."""
@@ -141,9 +144,27 @@ def get_tool(name: str) -> Tool[Any]:
 
 def run_tool(tool: Tool[Any], ctx: ToolContext, args: dict[str, Any] | BaseModel) -> BaseModel:
     """Validate, then run in one transaction: all or nothing. Raises ``TrulyMemError``."""
-    parsed = tool.parse(args)
-    with ctx.store.transaction(write=tool.writes):
-        return tool.run(ctx, parsed)
+    with gc_paused() if tool.bulk else nullcontext():
+        parsed = tool.parse(args)
+        with ctx.store.transaction(write=tool.writes):
+            return tool.run(ctx, parsed)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause CPython's cyclic garbage collector for one bulk call.
+
+    A 5,000-triplet commit allocates a few hundred thousand short-lived, acyclic
+    objects; the collector's passes over them cost ~20% of the call (measured with
+    bench/bench_core.py). Reference counting still frees everything, and the previous
+    state is restored afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def call_tool(name: str, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:

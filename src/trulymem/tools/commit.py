@@ -171,5 +171,6 @@ memory_commit = register(
         ),
         input_model=CommitInput,
         run=_commit,
+        bulk=True,
     )
 )
