@@ -155,6 +155,16 @@ def test_state_nodes_can_be_asked_for(mem: TrulyMem) -> None:
     assert {(f.subject, f.object) for f in res.facts} == {("T1", "in_progress"), ("T2", "in_progress")}
 
 
+def test_time_filters_apply_before_the_candidate_cut(mem: TrulyMem, clock) -> None:
+    """More later matches than the seed limit must not push the past out of the result."""
+    mem.commit([triplet("user", "lives_in", "Paris", valid_at="2025-01-01T00:00:00Z")])
+    t1 = clock.advance(hours=1)
+    clock.advance(days=1)
+    mem.commit([triplet(f"person {i}", "lives_in", f"city {i}") for i in range(40)])
+    assert objects(mem.recall("lives_in", depth=0, as_of=t1)) == {"Paris"}
+    assert objects(mem.recall("lives_in", depth=0, time_range={"end": "2025-06-01T00:00:00Z"})) == {"Paris"}
+
+
 def test_time_range_filters_by_event_time(mem: TrulyMem) -> None:
     mem.commit([triplet("user", "visited", "Rome", valid_at="2025-05-10T00:00:00Z"),
                 triplet("user", "visited", "Oslo", valid_at="2025-09-01T00:00:00Z")])

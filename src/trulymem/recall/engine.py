@@ -2,8 +2,8 @@
 valid facts hop by hop with capped fan-out, then ranked and cut.
 
 Hubs (``user``, ``AI``) cannot flood the result: each reached node contributes
-at most ``fanout_hop`` facts per direction, state nodes are never expanded, and
-only the best ``frontier`` nodes of a hop go on to the next.
+at most ``fanout_hop`` facts per direction, state nodes reached on the way are
+not expanded, and only the best ``frontier`` nodes of a hop go on to the next.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.rank import fact_quality, normalize_scores, rank_order, recency
 from trulymem.recall.render import render_text
-from trulymem.store.base import FactQuery, NodeQuery, Store, Validity
+from trulymem.store.base import FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
 
 TASK_INTENTS = {"tasknode", "task", "tasks", "task_chain", "taskchain", "working_memory", "workingmemory",
@@ -90,23 +90,14 @@ class _Collector:
         self.fact_hop: dict[str, int] = {}
         self.fact_why: dict[str, list[str]] = {}
 
-    def node(self, node_id: str, score: float, hop: int, why: str) -> bool:
-        """Record a node; True when it is new."""
-        new = node_id not in self.node_score
-        if new or score > self.node_score[node_id]:
+    def node(self, node_id: str, score: float, hop: int, why: str) -> None:
+        if node_id not in self.node_score or score > self.node_score[node_id]:
             self.node_score[node_id] = score
         self.node_hop[node_id] = min(hop, self.node_hop.get(node_id, hop))
-        whys = self.node_why.setdefault(node_id, [])
-        if why not in whys and len(whys) < 3:
-            whys.append(why)
-        return new
+        _add_why(self.node_why, node_id, why)
 
-    def fact(self, f: Fact, score: float, hop: int, why: str) -> bool:
-        q = self.q
-        if q.as_of is not None and (f.created_at > q.as_of or (not q.include_invalid and not f.valid_as_of(q.as_of))):
-            return False
-        if (q.time_from and f.valid_at < q.time_from) or (q.time_to and f.valid_at > q.time_to):
-            return False
+    def fact(self, f: Fact, score: float, hop: int, why: str) -> None:
+        """Record a fact the store returned (it already applied the query's ``When``)."""
         cfg = self.cfg
         quality = fact_quality(
             f.confidence, f.pinned, f.speculation, recency(f.updated_at, self.ref_time, cfg.recency_half_life_days),
@@ -117,16 +108,19 @@ class _Collector:
             self.facts[f.id] = f
             self.fact_score[f.id] = s
         self.fact_hop[f.id] = min(hop, self.fact_hop.get(f.id, hop))
-        whys = self.fact_why.setdefault(f.id, [])
-        if why not in whys and len(whys) < 3:
-            whys.append(why)
-        return True
+        _add_why(self.fact_why, f.id, why)
+
+
+def _add_why(whys: dict[str, list[str]], key: str, why: str) -> None:
+    reasons = whys.setdefault(key, [])
+    if why not in reasons and len(reasons) < 3:
+        reasons.append(why)
 
 
 def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: RecallConfig | None = None) -> RecallResult:
     cfg = cfg or RecallConfig()
     c = _Collector(q, cfg, q.as_of or now)
-    validity: Validity = "all" if q.include_invalid else "current"
+    when = When("all" if q.include_invalid else "current", q.as_of, q.time_from, q.time_to)
     user_scope = Scope(user_id=scope.user_id, all_users=scope.all_users)
 
     terms = query_terms(q.query_intent)
@@ -156,17 +150,17 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         hits = store.search_nodes(scope, match, cfg.seed_nodes)
         for (nid, _), s in zip(hits, normalize_scores([h[1] for h in hits], top=0.8)):
             c.node(nid, s, 0, "text")
-        hits_f = store.search_facts(scope, match, cfg.seed_facts, validity="all" if q.as_of else validity)
+        hits_f = store.search_facts(scope, match, cfg.seed_facts, when=when)
         for f, s in zip(hits_f, rank_order(len(hits_f), 0.7, 0.97)):
-            if c.fact(f, s, 0, f"relation:{f.relation}"):
-                c.node(f.subject_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")
-                c.node(f.object_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")
+            c.fact(f, s, 0, f"relation:{f.relation}")
+            c.node(f.subject_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")
+            c.node(f.object_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")
     if want_persona:
-        persona = store.facts(FactQuery(scope=scope, kinds=[EdgeKind.HAS_PERSONA], validity=validity, as_of=q.as_of,
-                                        limit=50))
+        persona = store.facts(FactQuery(scope=scope, kinds=[EdgeKind.HAS_PERSONA], validity=when.validity,
+                                        as_of=q.as_of, valid_from=q.time_from, valid_to=q.time_to, limit=50))
         for f in persona:
-            if c.fact(f, 0.9, 0, "persona"):
-                c.node(f.subject_id, 0.9 * cfg.hop_decay, 1, "persona")
+            c.fact(f, 0.9, 0, "persona")
+            c.node(f.subject_id, 0.9 * cfg.hop_decay, 1, "persona")
     if want_tasks:
         tasks = store.nodes(NodeQuery(scope=scope, types=[NodeType.TASK], limit=cfg.seed_tasks, created_before=q.as_of))
         for n, s in zip(tasks, rank_order(len(tasks), 0.9, 0.85)):
@@ -193,13 +187,13 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         if not frontier:
             break
         expanded.update(frontier)
-        found = store.neighbors(scope, frontier, per_node=cfg.fanout_seed if hop == 0 else cfg.fanout_hop,
-                                validity=validity, as_of=q.as_of)
+        found = store.neighbors(scope, frontier, per_node=cfg.fanout_seed if hop == 0 else cfg.fanout_hop, when=when)
         front = set(frontier)
         why = "match" if hop == 0 else f"hop {hop}"
         for f in found:
             for src, dst in ((f.subject_id, f.object_id), (f.object_id, f.subject_id)):
-                if src in front and c.fact(f, c.node_score[src], hop, why):
+                if src in front:
+                    c.fact(f, c.node_score[src], hop, why)
                     c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, f"hop {hop + 1}")
 
     # --- rank and cut --------------------------------------------------------
@@ -212,12 +206,12 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 c.node(nid, c.fact_score[f.id] * cfg.hop_decay, c.fact_hop[f.id] + 1, "endpoint")
             if nid not in node_ids:
                 node_ids.append(nid)
-    nodes = {n.id: n for n in store.nodes(NodeQuery(scope=user_scope, ids=node_ids, created_before=q.as_of))}
+    known.update(_load(store, user_scope, [n for n in node_ids if n not in known], q.as_of))
     rnodes = [
         RecalledNode(id=node.id, name=node.name, type=node.type, summary=node.summary,
                      score=round(c.node_score[node.id], 4), hop=c.node_hop[node.id], why=c.node_why[node.id],
                      created_at=node.created_at)
-        for nid in node_ids if (node := nodes.get(nid)) is not None
+        for nid in node_ids if (node := known.get(nid)) is not None
     ]
     rfacts = [
         RecalledFact(

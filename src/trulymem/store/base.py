@@ -1,8 +1,8 @@
 """The storage contract every backend implements.
 
 Operations (tools, recall, export) depend on this module only, never on a
-backend. A backend states what it can do in ``Capabilities`` rather than callers
-branching on its name. The contract is deliberately small: batch get-or-create
+backend, and nothing outside ``store/`` branches on which backend it has. The
+contract is deliberately small: batch get-or-create
 of nodes, batch insert/reinforce/invalidate/delete of facts, one fact query, one
 node query, text search, neighbourhood expansion, stats and raw row transfer.
 """
@@ -22,10 +22,15 @@ Validity = Literal["current", "invalid", "all"]
 
 
 @dataclass(frozen=True)
-class Capabilities:
-    fulltext: bool = True
-    vectors: bool = False
-    concurrent_writers: bool = False
+class When:
+    """Which facts count in time: ``validity`` now, or with ``as_of`` what was valid
+    then ("current") or recorded by then ("all"); ``valid_from``/``valid_to`` bound
+    the event time."""
+
+    validity: Validity = "current"
+    as_of: datetime | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -57,12 +62,15 @@ class FactQuery:
     relation_contains: str | None = None
     object_contains: str | None = None
     validity: Validity = "current"
-    as_of: datetime | None = None  # with "current": valid at that time; with "all": recorded by then
+    as_of: datetime | None = None  # see When
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     newest_first: bool = True
     limit: int | None = None
-    offset: int = 0
+
+    @property
+    def when(self) -> When:
+        return When(self.validity, self.as_of, self.valid_from, self.valid_to)
 
 
 @dataclass
@@ -85,8 +93,6 @@ class Stats:
 
 class Store(ABC):
     """A graph store. Every method runs inside the caller's ``transaction()``."""
-
-    capabilities: Capabilities = Capabilities()
 
     @abstractmethod
     def transaction(self, *, write: bool = True) -> AbstractContextManager[None]:
@@ -151,9 +157,8 @@ class Store(ABC):
         ``(node_id, score)`` best first, score > 0, higher is better."""
 
     @abstractmethod
-    def search_facts(
-        self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *, validity: Validity = "current"
-    ) -> list[Fact]:
+    def search_facts(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *,
+                     when: When = When()) -> list[Fact]:
         """Facts whose own text (relation and labels) contains any phrase, newest first."""
 
     @abstractmethod
@@ -163,10 +168,9 @@ class Store(ABC):
         node_ids: Sequence[str],
         *,
         per_node: int,
-        validity: Validity = "current",
-        as_of: datetime | None = None,
+        when: When = When(),
     ) -> list[Fact]:
-        """(``validity``/``as_of`` as in ``FactQuery``.) Facts touching each node in either direction, at most ``per_node`` per
+        """Facts touching each node in either direction, at most ``per_node`` per
         node and direction (pinned first, then most recently updated)."""
 
     # bookkeeping

@@ -17,13 +17,12 @@ from typing import Any
 from trulymem.errors import Conflict, InvalidInput, StoreError
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, from_json, new_id, to_json
 from trulymem.store.base import (
-    Capabilities,
     FactQuery,
     NodeQuery,
     NodeSpec,
     Stats,
     Store,
-    Validity,
+    When,
 )
 from trulymem.store.schema import migrate
 from trulymem.text import fts_document, fts_match, relation_key
@@ -134,21 +133,28 @@ def _scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
     return (" AND ".join(clauses) or "1"), params
 
 
-def _validity_sql(validity: Validity, as_of: datetime | None, alias: str = "f") -> tuple[str, list[Any]]:
-    if as_of is not None and validity == "all":
-        return f"{alias}.created_at <= ?", [ts(as_of)]  # everything recorded by then, corrected or not
-    if as_of is not None:
-        t = ts(as_of)
-        return (
-            f"{alias}.created_at <= ? AND {alias}.valid_at <= ? "
-            f"AND ({alias}.invalid_at IS NULL OR {alias}.invalid_at > ?)",
-            [t, t, t],
-        )
-    if validity == "current":
-        return f"{alias}.invalid_at IS NULL", []
-    if validity == "invalid":
-        return f"{alias}.invalid_at IS NOT NULL", []
-    return "1", []
+def _when_sql(when: When) -> tuple[str, list[Any]]:
+    """SQL for ``When`` over facts aliased ``f``."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if when.as_of is not None:
+        t = ts(when.as_of)
+        clauses.append("f.created_at <= ?")  # nothing recorded later
+        params.append(t)
+        if when.validity != "all":
+            clauses.append("f.valid_at <= ? AND (f.invalid_at IS NULL OR f.invalid_at > ?)")
+            params += [t, t]
+    elif when.validity == "current":
+        clauses.append("f.invalid_at IS NULL")
+    elif when.validity == "invalid":
+        clauses.append("f.invalid_at IS NOT NULL")
+    if when.valid_from is not None:
+        clauses.append("f.valid_at >= ?")
+        params.append(ts(when.valid_from))
+    if when.valid_to is not None:
+        clauses.append("f.valid_at <= ?")
+        params.append(ts(when.valid_to))
+    return " AND ".join(clauses) or "1", params
 
 
 def _retry_locked(step: Callable[[], object], timeout_ms: int) -> None:
@@ -171,8 +177,6 @@ def _like(text: str) -> str:
 
 class SQLiteStore(Store):
     """Graph store in one SQLite file: WAL, busy timeout, foreign keys, migrations."""
-
-    capabilities = Capabilities(fulltext=True, vectors=False, concurrent_writers=False)
 
     def __init__(self, path: str | Path = ":memory:", *, busy_timeout_ms: int = 5000) -> None:
         self.path = str(path) if str(path) == ":memory:" else str(Path(path).expanduser())
@@ -394,15 +398,9 @@ class SQLiteStore(Store):
             if text is not None:
                 clauses.append(f"{col} LIKE ? ESCAPE '\\'")
                 params.append(_like(text))
-        vsql, vparams = _validity_sql(q.validity, q.as_of)
-        clauses.append(vsql)
-        params.extend(vparams)
-        if q.valid_from is not None:
-            clauses.append("f.valid_at >= ?")
-            params.append(ts(q.valid_from))
-        if q.valid_to is not None:
-            clauses.append("f.valid_at <= ?")
-            params.append(ts(q.valid_to))
+        wsql, wparams = _when_sql(q.when)
+        clauses.append(wsql)
+        params.extend(wparams)
         return " AND ".join(clauses), params
 
     def facts(self, query: FactQuery) -> list[Fact]:
@@ -412,9 +410,9 @@ class SQLiteStore(Store):
         where, params = built
         order = "DESC" if query.newest_first else "ASC"
         sql = f"SELECT {_FACT_COLS} FROM {_FACT_FROM} WHERE {where} ORDER BY f.created_at {order}, f.rid {order}"
-        if query.limit is not None or query.offset:
-            sql += " LIMIT ? OFFSET ?"
-            params += [query.limit if query.limit is not None else -1, query.offset]
+        if query.limit is not None:
+            sql += " LIMIT ?"
+            params.append(query.limit)
         return [_row_to_fact(r) for r in self._q(sql, params)]
 
     def count_facts(self, query: FactQuery) -> int:
@@ -533,14 +531,13 @@ class SQLiteStore(Store):
         )
         return [(r[0], 0.1) for r in rows]
 
-    def search_facts(
-        self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *, validity: Validity = "current"
-    ) -> list[Fact]:
+    def search_facts(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *,
+                     when: When = When()) -> list[Fact]:
         match = fts_match(list(phrases))
         if match is None:
             return []
         where, params = _scope_sql(scope, "f")
-        vsql, vparams = _validity_sql(validity, None)
+        vsql, vparams = _when_sql(when)
         # Walk the index newest-first instead of ranking every hit: relation words are common.
         rows = self._q(
             f"SELECT {_FACT_COLS} FROM facts_fts JOIN facts f ON f.rid = facts_fts.rowid "
@@ -556,24 +553,24 @@ class SQLiteStore(Store):
         node_ids: Sequence[str],
         *,
         per_node: int,
-        validity: Validity = "current",
-        as_of: datetime | None = None,
+        when: When = When(),
     ) -> list[Fact]:
         where, params = _scope_sql(scope, "f")
-        vsql, vparams = _validity_sql(validity, as_of)
-        out: dict[str, Fact] = {}
+        wsql, wparams = _when_sql(when)
         rids = self._rids(node_ids)
-        for column in ("subject_rid", "object_rid"):
-            sql = (
-                f"SELECT {_FACT_COLS} FROM {_FACT_FROM} WHERE f.{column} = ? AND {where} AND {vsql} "
-                f"ORDER BY f.pinned DESC, f.updated_at DESC LIMIT ?"
+        # One statement per call: a capped, index-ordered subquery per node and direction.
+        parts = [(column, rids[n]) for n in node_ids if n in rids for column in ("subject_rid", "object_rid")]
+        out: dict[str, Fact] = {}
+        for chunk in _chunks(parts, 200):  # SQLite allows 500 terms in a compound SELECT
+            sql = " UNION ALL ".join(
+                f"SELECT * FROM (SELECT {_FACT_COLS} FROM {_FACT_FROM} WHERE f.{column} = ? AND {where} "
+                f"AND {wsql} ORDER BY f.pinned DESC, f.updated_at DESC LIMIT ?)"
+                for column, _ in chunk
             )
-            for nid in node_ids:
-                if nid not in rids:
-                    continue
-                for r in self._q(sql, (rids[nid], *params, *vparams, per_node)):
-                    if r[0] not in out:
-                        out[r[0]] = _row_to_fact(r)
+            args = [x for _, rid in chunk for x in (rid, *params, *wparams, per_node)]
+            for r in self._q(sql, args):
+                if r[0] not in out:
+                    out[r[0]] = _row_to_fact(r)
         return list(out.values())
 
     # --- bookkeeping --------------------------------------------------------
