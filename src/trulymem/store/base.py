@@ -123,6 +123,10 @@ class Store(ABC):
     def nodes(self, query: NodeQuery) -> list[Node]: ...
 
     @abstractmethod
+    def fact_counts(self, node_ids: Sequence[str]) -> dict[str, int]:
+        """How many facts, valid or not, touch each node (nodes with none are left out)."""
+
+    @abstractmethod
     def delete_orphan_nodes(self, node_ids: Sequence[str]) -> list[str]:
         """Delete those of ``node_ids`` that no fact references; returns the deleted ids."""
 

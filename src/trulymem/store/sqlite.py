@@ -342,6 +342,21 @@ class SQLiteStore(Store):
             params.append(query.limit)
         return [_row_to_node(r) for r in self._q(sql, params)]
 
+    def fact_counts(self, node_ids: Sequence[str]) -> dict[str, int]:
+        rids = self._rids(node_ids)
+        by_rid = {rid: nid for nid, rid in rids.items()}
+        counts: dict[str, int] = {}
+        for chunk in _chunks(list(by_rid)):
+            m = _marks(len(chunk))
+            for rid, n in self._q(
+                f"SELECT rid, count(*) FROM (SELECT subject_rid AS rid FROM facts WHERE subject_rid IN ({m}) "
+                f"UNION ALL SELECT object_rid FROM facts WHERE object_rid IN ({m}) AND object_rid != subject_rid) "
+                "GROUP BY rid",
+                [*chunk, *chunk],
+            ):
+                counts[by_rid[rid]] = n
+        return counts
+
     def delete_orphan_nodes(self, node_ids: Sequence[str]) -> list[str]:
         deleted: list[str] = []
         for chunk in _chunks(list(dict.fromkeys(node_ids))):

@@ -162,10 +162,10 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
     ids = [f.id for f in facts]
     if inp.mode == "hard":
         # Reported before deleting, so a dry run shows exactly what the real run does.
-        user = Scope(user_id=scope.user_id)
         refs = Counter(n for f in facts for n in {f.subject_id, f.object_id})
-        result.deleted_nodes = [n for n, k in refs.items()
-                                if store.count_facts(FactQuery(scope=user, node_ids=[n], validity="all")) == k]
+        totals = store.fact_counts(list(refs))
+        result.deleted_nodes = [n for n, k in refs.items() if totals.get(n, 0) == k]
+        user = Scope(user_id=scope.user_id)
         gone = set(ids)
         result.unlinked = [f.id for f in store.facts(FactQuery(scope=user, superseded_by=ids, validity="all"))
                            if f.id not in gone]
