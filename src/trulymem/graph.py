@@ -19,9 +19,9 @@ from pydantic import BaseModel
 from trulymem.config import Settings
 from trulymem.model import Fact, Scope, utcnow
 from trulymem.recall import RecallResult
-from trulymem.store.base import FactQuery, NodeQuery, Store
+from trulymem.store.base import FactQuery, Store
 from trulymem.store.sqlite import SQLiteStore
-from trulymem.text import name_key, relation_key
+from trulymem.text import relation_key
 from trulymem.tools import ToolContext, ToolResult, call_tool, get_tool, run_tool
 from trulymem.tools.base import require_user
 from trulymem.tools.commit import CommitResult
@@ -144,7 +144,7 @@ class TrulyMem:
         """Every version of the subject's facts, valid and invalidated, oldest first."""
         with self.store.transaction(write=False):
             require_user(self._ctx())
-            ids = [n.id for n in self.store.nodes(NodeQuery(scope=self.scope, keys=[name_key(subject)]))]
+            ids = self._ctx().node_ids(subject)
             return self.store.facts(FactQuery(
                 scope=self.scope, subject_ids=ids, validity="all", newest_first=False,
                 relation_keys=[relation_key(relation)] if relation else None,

@@ -145,6 +145,10 @@ class Scope:
     def replace(self, **fields: Any) -> Scope:
         return dataclasses.replace(self, **fields)
 
+    def user_wide(self) -> Scope:
+        """All of this scope's user (or of every user, for ``everyone()``): for lookups by id."""
+        return Scope(user_id=self.user_id, all_users=self.all_users)
+
     def namespace(self) -> Scope:
         """The one namespace this scope writes into, for reads that precede a write."""
         return Scope(user_id=self.user_id, agent_id=self.agent_id, app_id=self.app_id, exact=True)

@@ -121,7 +121,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     cfg = cfg or RecallConfig()
     c = _Collector(q, cfg, q.as_of or now)
     when = When("all" if q.include_invalid else "current", q.as_of, q.time_from, q.time_to)
-    user_scope = Scope(user_id=scope.user_id, all_users=scope.all_users)
+    user_scope = scope.user_wide()
 
     terms = query_terms(q.query_intent)
     text_terms: list[str] = []

@@ -162,7 +162,7 @@ class Store(ABC):
 
     @abstractmethod
     def search_facts(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *,
-                     when: When = When()) -> list[Fact]:
+                     when: When = CURRENT) -> list[Fact]:
         """Facts whose own text (relation and labels) contains any phrase, newest first."""
 
     @abstractmethod
@@ -172,7 +172,7 @@ class Store(ABC):
         node_ids: Sequence[str],
         *,
         per_node: int,
-        when: When = When(),
+        when: When = CURRENT,
     ) -> list[Fact]:
         """Facts touching each node in either direction, at most ``per_node`` per
         node and direction (pinned first, then most recently updated)."""

@@ -17,6 +17,7 @@ from typing import Any
 from trulymem.errors import Conflict, InvalidInput, StoreError
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, from_json, new_id, to_json
 from trulymem.store.base import (
+    CURRENT,
     FactQuery,
     NodeQuery,
     NodeSpec,
@@ -547,7 +548,7 @@ class SQLiteStore(Store):
         return [(r[0], 0.1) for r in rows]
 
     def search_facts(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *,
-                     when: When = When()) -> list[Fact]:
+                     when: When = CURRENT) -> list[Fact]:
         match = fts_match(list(phrases))
         if match is None:
             return []
@@ -568,7 +569,7 @@ class SQLiteStore(Store):
         node_ids: Sequence[str],
         *,
         per_node: int,
-        when: When = When(),
+        when: When = CURRENT,
     ) -> list[Fact]:
         where, params = _scope_sql(scope, "f")
         wsql, wparams = _when_sql(when)

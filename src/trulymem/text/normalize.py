@@ -15,11 +15,6 @@ _WS = re.compile(r"\s+")
 _REL_SEP = re.compile(r"[\s\-]+")
 
 
-def clean_text(text: str) -> str:
-    """Display text: as written, without surrounding whitespace."""
-    return text.strip()
-
-
 # Names repeat constantly (user, AI, task ids): cache the folding.
 @lru_cache(maxsize=65_536)
 def name_key(name: str) -> str:

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from trulymem.errors import InvalidInput, NotFound, TrulyMemError
 from trulymem.model import Scope
-from trulymem.store.base import Store
+from trulymem.store.base import NodeQuery, Store
+from trulymem.text import name_key
 
 In = TypeVar("In", bound=BaseModel)
 
@@ -68,6 +69,15 @@ class ToolContext:
     scope: Scope
     now: datetime
     turn_calls: list[str] | None = None
+
+    def beside(self, agent_id: str | None, app_id: str | None) -> ToolContext:
+        """Write into another namespace of the same user (next to the facts being changed)."""
+        scope = Scope(user_id=self.scope.user_id, agent_id=agent_id, app_id=app_id, session_id=self.scope.session_id)
+        return ToolContext(store=self.store, scope=scope, now=self.now, turn_calls=self.turn_calls)
+
+    def node_ids(self, name: str, scope: Scope | None = None) -> list[str]:
+        """Ids of the nodes this name resolves to (one per namespace the scope sees)."""
+        return [n.id for n in self.store.nodes(NodeQuery(scope=scope or self.scope, keys=[name_key(name)]))]
 
 
 def require_user(ctx: ToolContext) -> None:

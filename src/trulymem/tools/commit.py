@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind, Fact, NodeType, UTCDatetime, new_id
 from trulymem.store.base import NodeSpec
-from trulymem.text import clean_text, name_key, relation_key
+from trulymem.text import name_key, relation_key
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
 from trulymem.tools.fields import (
     MAX_TRIPLETS,
@@ -105,8 +105,8 @@ def commit_triplets(
     keys = [(name_key(t.subject), relation_key(t.relation), name_key(t.object)) for t in triplets]
     specs: list[NodeSpec] = []
     for t, (sk, _, ok) in zip(triplets, keys):
-        specs.append(NodeSpec(sk, clean_text(t.subject), t.subject_type or NodeType.ENTITY))
-        specs.append(NodeSpec(ok, clean_text(t.object), t.object_type or NodeType.ENTITY))
+        specs.append(NodeSpec(sk, t.subject, t.subject_type or NodeType.ENTITY))
+        specs.append(NodeSpec(ok, t.object, t.object_type or NodeType.ENTITY))
     nodes = store.resolve_nodes(scope, specs, now)
     triples = [(nodes[sk], rk, nodes[ok]) for sk, rk, ok in keys]
     existing = store.active_facts_for(triples)
@@ -118,13 +118,13 @@ def commit_triplets(
             continue
         batch[triple] = (Fact(
             id=new_id(), user_id=scope.user_id, agent_id=scope.agent_id, app_id=scope.app_id,  # type: ignore[arg-type]
-            session_id=scope.session_id, subject_id=triple[0], relation=clean_text(t.relation),
+            session_id=scope.session_id, subject_id=triple[0], relation=t.relation,
             object_id=triple[2], kind=kind or edge_kind(t.relation), confidence=t.confidence,
             speculation=t.speculation, pinned=t.pinned, type=t.type, source=t.source,
             metadata=dict(t.metadata) if t.metadata else {}, turn_id=turn_id,
             message_ids=list(message_ids) if message_ids else [], created_at=now, updated_at=now,
             valid_at=t.valid_at or now,
-            subject=clean_text(t.subject), object=clean_text(t.object),
+            subject=t.subject, object=t.object,
         ), "created")
     store.insert_facts([f for f, status in batch.values() if status == "created"])
     store.reinforce_facts([f for f, status in batch.values() if status == "reinforced"])

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from trulymem.model import EdgeKind, Fact, NodeType, Scope
-from trulymem.store.base import FactQuery, NodeQuery
+from trulymem.store.base import FactQuery
 from trulymem.text import name_key, relation_key
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.commit import TripletIn, commit_triplets
@@ -58,11 +58,10 @@ class PersonaResult(BaseModel):
 
 
 def persona_facts(ctx: ToolContext, scope: Scope) -> list[Fact]:
-    ai = ctx.store.nodes(NodeQuery(scope=scope, keys=[name_key(AI_NODE)]))
+    ai = ctx.node_ids(AI_NODE, scope)
     if not ai:
         return []
-    return ctx.store.facts(FactQuery(scope=scope, subject_ids=[n.id for n in ai], kinds=[EdgeKind.HAS_PERSONA],
-                                     newest_first=False))
+    return ctx.store.facts(FactQuery(scope=scope, subject_ids=ai, kinds=[EdgeKind.HAS_PERSONA], newest_first=False))
 
 
 def as_attributes(facts: list[Fact]) -> dict[str, PersonaValue]:

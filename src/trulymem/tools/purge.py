@@ -13,8 +13,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from trulymem.errors import InvalidInput
-from trulymem.model import EdgeKind, Scope
-from trulymem.store.base import FactQuery, NodeQuery
+from trulymem.model import EdgeKind
+from trulymem.store.base import FactQuery
 from trulymem.text import name_key, relation_key
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.commit import TripletIn, check_relation, commit_triplets
@@ -102,10 +102,6 @@ class PurgeResult(BaseModel):
                                 description="hard: facts that were superseded by a deleted fact and lose that link")
 
 
-def _node_ids(ctx: ToolContext, name: str) -> list[str]:
-    return [n.id for n in ctx.store.nodes(NodeQuery(scope=ctx.scope, keys=[name_key(name)]))]
-
-
 def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
     scope, store, c = ctx.scope.writable(), ctx.store, inp.criteria
     require_user(ctx)
@@ -113,8 +109,8 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
         scope=scope,
         ids=c.ids,
         session_ids=[c.session_id] if c.session_id is not None else None,
-        subject_ids=_node_ids(ctx, c.subject) if c.subject is not None else None,
-        object_ids=_node_ids(ctx, c.object) if c.object is not None else None,
+        subject_ids=ctx.node_ids(c.subject) if c.subject is not None else None,
+        object_ids=ctx.node_ids(c.object) if c.object is not None else None,
         relation_keys=[relation_key(c.relation)] if c.relation is not None else None,
         kinds=[c.kind] if c.kind is not None else None,
         types=[c.type] if c.type is not None else None,
@@ -155,8 +151,7 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
             raise InvalidInput("the matched facts belong to several agents/apps; narrow the scope to one",
                                field="criteria")
         ((agent_id, app_id),) = namespaces
-        write_ctx = ToolContext(store=store, now=ctx.now, turn_calls=ctx.turn_calls, scope=Scope(
-            user_id=scope.user_id, agent_id=agent_id, app_id=app_id, session_id=scope.session_id))
+        write_ctx = ctx.beside(agent_id, app_id)
         kinds = {f.kind for f in facts}
         replacement_kind = kinds.pop() if len(kinds) == 1 else EdgeKind.FACT
     ids = [f.id for f in facts]
@@ -165,7 +160,7 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
         refs = Counter(n for f in facts for n in {f.subject_id, f.object_id})
         totals = store.fact_counts(list(refs))
         result.deleted_nodes = [n for n, k in refs.items() if totals.get(n, 0) == k]
-        user = Scope(user_id=scope.user_id)
+        user = scope.user_wide()
         gone = set(ids)
         result.unlinked = [f.id for f in store.facts(FactQuery(scope=user, superseded_by=ids, validity="all"))
                            if f.id not in gone]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from trulymem.errors import Conflict, InvalidInput, NotFound
-from trulymem.model import EdgeKind, Node, NodeType, Scope, TaskState
+from trulymem.model import EdgeKind, Node, NodeType, TaskState
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
@@ -65,12 +65,6 @@ def _find_task(ctx: ToolContext, task_id: str) -> Node:
     return found[0]
 
 
-def _node_scope(ctx: ToolContext, node: Node) -> ToolContext:
-    """Write beside an existing node: its namespace, the caller's session."""
-    scope = Scope(user_id=node.user_id, agent_id=node.agent_id, app_id=node.app_id, session_id=ctx.scope.session_id)
-    return ToolContext(store=ctx.store, scope=scope, now=ctx.now, turn_calls=ctx.turn_calls)
-
-
 def _task_create(ctx: ToolContext, inp: TaskCreateInput) -> TaskInfo:
     key = name_key(inp.task_id)
     ns = ctx.scope.writable().namespace()  # the chain this scope writes
@@ -109,7 +103,7 @@ def _task_create(ctx: ToolContext, inp: TaskCreateInput) -> TaskInfo:
 
 
 def current_states(ctx: ToolContext, task_ids: list[str]) -> dict[str, str]:
-    facts = ctx.store.facts(FactQuery(scope=Scope(user_id=ctx.scope.user_id, all_users=ctx.scope.all_users),
+    facts = ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(),
                                       subject_ids=task_ids, kinds=[EdgeKind.HAS_STATE]))
     return {f.subject_id: f.object for f in facts}  # type: ignore[misc]
 
@@ -118,12 +112,12 @@ def _task_set_state(ctx: ToolContext, inp: TaskSetStateInput) -> TaskStateResult
     ctx.scope.writable()
     state = TaskState.parse(inp.state)
     task = _find_task(ctx, inp.task_id)
-    current = ctx.store.facts(FactQuery(scope=Scope(user_id=task.user_id), subject_ids=[task.id], kinds=[EdgeKind.HAS_STATE]))
+    current = ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(), subject_ids=[task.id], kinds=[EdgeKind.HAS_STATE]))
     previous = current[0].object if current else None
     if [f.object for f in current] == [state.value]:
         return TaskStateResult(task_id=task.name, previous_state=previous, state=state.value, changed=False)
     ctx.store.invalidate_facts([f.id for f in current], ctx.now)
-    commit_triplets(_node_scope(ctx, task), [TripletIn(
+    commit_triplets(ctx.beside(task.agent_id, task.app_id), [TripletIn(
         subject=task.name, subject_type=NodeType.TASK, relation=EdgeKind.HAS_STATE,
         object=state.value, object_type=NodeType.STATE,
     )])
@@ -139,7 +133,7 @@ def list_tasks(ctx: ToolContext, limit: int, state: TaskState | None = None) -> 
     if state is not None:
         tasks = [t for t in tasks if states.get(t.id) == state.value][:limit]
         ids = [t.id for t in tasks]
-    links = ctx.store.facts(FactQuery(scope=Scope(user_id=ctx.scope.user_id, all_users=ctx.scope.all_users),
+    links = ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(),
                                       node_ids=ids, kinds=[EdgeKind.NEXT_TASK, EdgeKind.CONTAINS_INFO],
                                       newest_first=False))
     prev = {f.object_id: f.subject for f in links if f.kind == EdgeKind.NEXT_TASK}
