@@ -33,6 +33,9 @@ class When:
     valid_to: datetime | None = None
 
 
+CURRENT = When()  # the facts valid now
+
+
 @dataclass(frozen=True)
 class NodeSpec:
     """A node to resolve or create: ``key`` is its identity, ``name`` its display form."""
