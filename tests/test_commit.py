@@ -4,7 +4,8 @@ import pytest
 
 from tests.helpers import snapshot, triplet
 from trulymem import InvalidInput, NodeType, TrulyMem
-from trulymem.tools.fields import MAX_NAME, MAX_TRIPLETS
+from trulymem.model import MAX_NAME
+from trulymem.tools.fields import MAX_TRIPLETS
 
 
 def test_entity_resolution_makes_one_node(mem: TrulyMem) -> None:

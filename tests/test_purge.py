@@ -108,7 +108,9 @@ def test_hard_delete_needs_confirm_and_removes_rows(loaded: TrulyMem) -> None:
     res = loaded.purge({"subject": "bob"}, mode="hard", confirm=True)
     assert len(res.matched) == 1
     assert loaded.history("bob") == []
-    assert any(n for n in res.deleted_nodes)  # "bob" had no other facts: the node went too
+    # "bob" had no other facts: its node went too; "rock" is still used by the user's facts
+    assert len(res.deleted_nodes) == 1
+    assert loaded.purge({"subject": "bob", "include_invalid": True}, mode="hard", dry_run=True).matched == []
     assert "rock" in {f.object for f in loaded.history("user")}  # shared node stays
 
 

@@ -103,7 +103,7 @@ class TestContextRewrite:
     def test_accepts_a_summary_that_names_tools_and_count(self, mem: TrulyMem) -> None:
         res = mem.context_rewrite("Summarizing 3 calls: memory_recall twice found the persona and the chain, "
                                   "memory_commit stored the idiom.", 3, self.CALLS)
-        assert res.accepted and res.tools == {"memory_recall": 2, "memory_commit": 1}
+        assert res.tools == {"memory_recall": 2, "memory_commit": 1} and res.tool_calls_summarized == 3
 
     @pytest.mark.parametrize("summary", [
         "three calls: memory_recall, memory_commit",
@@ -113,7 +113,7 @@ class TestContextRewrite:
         "3个工具调用：memory_recall、memory_commit",
     ])
     def test_number_in_words_or_chinese(self, mem: TrulyMem, summary: str) -> None:
-        assert mem.context_rewrite(summary, 3, self.CALLS).accepted
+        assert mem.context_rewrite(summary, 3, self.CALLS).tools == {"memory_recall": 2, "memory_commit": 1}
         assert mem.context_rewrite("共两次调用：memory_recall、memory_commit", 2, ["memory_recall", "memory_commit"])
 
     @pytest.mark.parametrize(("summary", "n", "field", "needle"), [

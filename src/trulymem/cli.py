@@ -24,6 +24,7 @@ from trulymem.errors import Conflict, InvalidInput, TrulyMemError
 from trulymem.graph import TrulyMem
 from trulymem.model import to_json
 from trulymem.tools import anthropic_tools, openai_tools
+from trulymem.transfer import read_jsonl
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -151,14 +152,7 @@ def _read_triplets(text: str) -> list[dict[str, Any]]:
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"is not valid JSON: {exc.msg}", field="file") from None
         return data if isinstance(data, list) else [data]
-    rows = []
-    for i, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"line {i} is not valid JSON: {exc.msg}", field="file") from None
-    return rows
+    return [row for _, row in read_jsonl(text.splitlines(), "file")]
 
 
 def _when(value: str | None, name: str) -> datetime | None:
@@ -414,7 +408,7 @@ def demo(ctx: Ctx) -> None:
 
     db = ctx.settings.db if _explicit_db() else str(Path(tempfile.mkdtemp(prefix="trulymem-demo-")) / "demo.db")
     with TrulyMem(db, user_id=ctx.settings.user) as mem:
-        if mem.store.user_exists(ctx.settings.user):
+        if mem.user_exists():
             raise Conflict(f"{db} already holds memories for user {ctx.settings.user!r}; the demo needs an empty "
                            "one (leave out --db for a fresh file, or pass another --user)", field="db")
         turns = run_demo(mem, emit=(lambda _: None) if ctx.as_json else out.print)

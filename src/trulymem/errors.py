@@ -8,8 +8,8 @@
      └── StoreError                  the storage backend failed
           └── SchemaError            the database schema is newer or broken
 
-Tools turn every one of these into data (``ToolError``) that can be shown to an
-LLM; nothing below ``TrulyMemError`` ever reaches a caller as a traceback.
+The typed Python methods raise these; ``TrulyMem.call`` / ``call_tool`` turn
+them into ``ToolResult.error`` data that can be shown to an LLM.
 """
 
 from __future__ import annotations

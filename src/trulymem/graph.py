@@ -134,6 +134,11 @@ class TrulyMem:
         return self.run("memory_stats", {})  # type: ignore[return-value]
 
     # --- history and transfer -------------------------------------------------
+    def user_exists(self) -> bool:
+        """Whether anything was ever written for this scope's user."""
+        with self.store.transaction(write=False):
+            return self.store.user_exists(self.scope.writable().user_id)  # type: ignore[arg-type]
+
     def ensure_user(self) -> None:
         """Register the scope's user (writes do this implicitly); reads of a user
         nobody has registered fail with ``NotFound`` to catch mistyped ids."""

@@ -16,6 +16,9 @@ from pydantic import AfterValidator, Field, TypeAdapter
 from trulymem.errors import InvalidInput
 
 MAX_ID_LEN = 128
+MAX_NAME = 500  # subjects, task ids
+MAX_TEXT = 4000  # objects, descriptions: a node name can be a sentence
+MAX_RELATION = 100
 T = TypeVar("T")
 _ID_OK = re.compile(r"^[^\x00-\x1f\x7f]+$")
 
@@ -228,9 +231,12 @@ class Fact:
         )
 
     def render(self) -> str:
-        """``subject relation object``, with the seed's ``[speculation]`` mark on the subject."""
-        mark = "[speculation]" if self.speculation else ""
-        return f"{self.subject}{mark} {self.relation} {self.object}"
+        return triple_text(self.subject or "", self.relation, self.object or "", self.speculation)
+
+
+def triple_text(subject: str, relation: str, obj: str, speculation: bool) -> str:
+    """``subject relation object``, with the seed's ``[speculation]`` mark on the subject."""
+    return f"{subject}{'[speculation]' if speculation else ''} {relation} {obj}"
 
 
 _ADAPTERS: dict[type, TypeAdapter[Any]] = {}

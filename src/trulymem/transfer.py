@@ -16,25 +16,30 @@ from typing import Any
 from pydantic import ValidationError
 
 from trulymem.errors import InvalidInput, TrulyMemError
-from trulymem.model import Fact, Node, Scope, as_utc, check_identifier, from_json
+from trulymem.model import MAX_RELATION, MAX_TEXT, Fact, Node, Scope, as_utc, check_identifier, from_json
 from trulymem.store.base import FactQuery, NodeQuery, Store
 from trulymem.text import name_key, relation_key
-from trulymem.tools.fields import MAX_RELATION, MAX_TEXT
 
 _TYPE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 RECORDS = ("user", "node", "fact")
 
 
+def read_jsonl(lines: Iterable[str], field: str) -> list[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank JSON line; a bad line is an error naming it."""
+    out = []
+    for i, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                out.append((i, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"line {i} is not valid JSON: {exc.msg}", field=field) from None
+    return out
+
+
 def parse_lines(lines: Iterable[str]) -> list[dict[str, Any]]:
     rows = []
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"line {i} is not JSON: {exc.msg}", field="import") from None
+    for i, row in read_jsonl(lines, "import"):
         if not isinstance(row, dict) or row.get("record") not in RECORDS:
             raise InvalidInput(f"line {i} is not a trulymem export record", field="import")
         rows.append(row)

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trulymem.model import EdgeKind, NodeType
+from trulymem.model import EdgeKind, NodeType, triple_text
 
 if TYPE_CHECKING:
     from trulymem.recall.engine import RecalledFact, RecalledNode
 
 
-def _mark(f: RecalledFact) -> str:
-    return "[speculation]" if f.speculation else ""
-
-
 def _line(f: RecalledFact) -> str:
-    text = f"{f.subject}{_mark(f)} {f.relation} {f.object}"
+    text = triple_text(f.subject, f.relation, f.object, f.speculation)
     if not f.valid:
         text += f" (no longer valid since {f.invalid_at:%Y-%m-%d %H:%M})" if f.invalid_at else " (no longer valid)"
     if f.confidence < 1.0:

@@ -1,6 +1,6 @@
 """Tools are defined once — a name, a description, a typed input model and a
 function — and rendered from that one definition for every interface: OpenAI
-function calling, Anthropic tool use, MCP, the CLI and the Python API."""
+function calling, Anthropic tool use and the Python API (later MCP and HTTP)."""
 
 from __future__ import annotations
 

@@ -7,11 +7,9 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StringConstraints
 
+from trulymem.model import MAX_NAME, MAX_RELATION, MAX_TEXT
 from trulymem.text import name_key
 
-MAX_NAME = 500
-MAX_TEXT = 4000
-MAX_RELATION = 100
 MAX_LABEL = 64
 MAX_METADATA_BYTES = 16_384
 MAX_TRIPLETS = 5000

@@ -6,12 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from trulymem.model import EdgeKind, Fact, NodeType, Scope
+from trulymem.model import MAX_RELATION, MAX_TEXT, EdgeKind, Fact, NodeType, Scope
 from trulymem.store.base import FactQuery
 from trulymem.text import name_key, relation_key
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.commit import TripletIn, commit_triplets
-from trulymem.tools.fields import MAX_RELATION, MAX_TEXT
 
 AI_NODE = "AI"
 PersonaValue = str | list[str]
