@@ -43,3 +43,18 @@ def test_importing_has_no_side_effects(tmp_path: Path) -> None:
                        cwd=tmp_path, timeout=60)
     assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_readme_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", readme, re.S)
+    assert code is not None
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {}
+    exec(compile(code.group(1), "README.md", "exec"), namespace)  # noqa: S102 - our own README
+    mem = namespace["mem"]
+    assert isinstance(mem, TrulyMem)
+    assert [f.object for f in mem.history("user", "lives_in")] == ["Paris", "Berlin"]
+    mem.close()
