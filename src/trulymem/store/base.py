@@ -180,6 +180,36 @@ class Store(ABC):
         """Facts touching each node in either direction, at most ``per_node`` per
         node and direction (pinned first, then most recently updated)."""
 
+    # vectors: one model per database, one vector per node
+    @abstractmethod
+    def dirty_nodes(self) -> list[Node]:
+        """Nodes created, or whose text changed, in the current transaction (each once):
+        what an embedder must (re)embed before the transaction commits."""
+
+    @abstractmethod
+    def embedding_model(self) -> str | None: ...
+
+    @abstractmethod
+    def set_embedding_model(self, name: str) -> None:
+        """Record the model of the vectors; ``Conflict`` if vectors of another model exist."""
+
+    @abstractmethod
+    def put_vectors(self, items: Sequence[tuple[str, Any]]) -> None:
+        """Store (node id, float32 vector) pairs, replacing earlier ones."""
+
+    @abstractmethod
+    def delete_all_vectors(self) -> int: ...
+
+    @abstractmethod
+    def nodes_without_vectors(self, limit: int) -> list[Node]: ...
+
+    @abstractmethod
+    def count_nodes_without_vectors(self) -> int: ...
+
+    @abstractmethod
+    def vector_search(self, scope: Scope, query: Any, limit: int) -> list[tuple[str, float]]:
+        """``(node_id, cosine)`` of the scope's nodes nearest to ``query``, best first."""
+
     # bookkeeping
     @abstractmethod
     def stats(self, scope: Scope) -> Stats: ...

@@ -80,6 +80,20 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE VIRTUAL TABLE facts_fts USING fts5(doc, tokenize='{FTS_TOKENIZER}');
         """,
     ),
+    (
+        2,
+        "node vectors",
+        """
+        CREATE TABLE settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        -- one embedding per node, of the model named in settings('embedder')
+        CREATE TABLE node_vectors(
+            node_rid INTEGER PRIMARY KEY REFERENCES nodes(rid) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            vec BLOB NOT NULL
+        );
+        CREATE INDEX node_vectors_user ON node_vectors(user_id);
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

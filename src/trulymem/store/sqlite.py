@@ -26,6 +26,7 @@ from trulymem.store.base import (
     When,
 )
 from trulymem.store.schema import migrate
+from trulymem.store.sqlite_vectors import VectorMixin
 from trulymem.text import fts_document, fts_match, relation_key
 
 Phrase = tuple[str, ...]
@@ -176,7 +177,7 @@ def _like(text: str) -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-class SQLiteStore(Store):
+class SQLiteStore(VectorMixin, Store):
     """Graph store in one SQLite file: WAL, busy timeout, foreign keys, migrations."""
 
     def __init__(self, path: str | Path = ":memory:", *, busy_timeout_ms: int = 5000) -> None:
@@ -205,6 +206,8 @@ class SQLiteStore(Store):
         # node id -> rowid for nodes touched in the current transaction (dropped when it ends,
         # so a rolled-back insert can never leave a stale mapping behind)
         self._tx_rids: dict[str, int] = {}
+        self._tx_dirty: set[int] = set()  # rowids of nodes to (re)embed, see dirty_nodes
+        self._vector_state()
 
     # --- transactions -------------------------------------------------------
     @contextmanager
@@ -218,6 +221,7 @@ class SQLiteStore(Store):
                     self._depth -= 1
                 return
             self._tx_rids.clear()
+            self._tx_dirty.clear()
             try:
                 self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             except sqlite3.OperationalError as exc:
@@ -228,10 +232,12 @@ class SQLiteStore(Store):
             except BaseException:
                 self._depth = 0
                 self._tx_rids.clear()
+                self._tx_dirty.clear()
                 self._conn.execute("ROLLBACK")
                 raise
             self._depth = 0
             self._tx_rids.clear()
+            self._tx_dirty.clear()
             try:
                 self._conn.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
@@ -247,7 +253,8 @@ class SQLiteStore(Store):
 
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:
-            return self._conn.execute(sql, params).fetchall()
+            rows: list[tuple[Any, ...]] = self._conn.execute(sql, params).fetchall()
+            return rows
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"database constraint failed: {exc}") from exc
         except sqlite3.DatabaseError as exc:
@@ -307,6 +314,7 @@ class SQLiteStore(Store):
             )
             found.update((sp.key, nid) for nid, sp in zip(ids, missing))
             self._tx_rids.update((nid, base + i + 1) for i, nid in enumerate(ids))
+            self._tx_dirty.update(range(base + 1, base + len(ids) + 1))
         return found
 
     def _index_nodes(self, ids: Sequence[str]) -> None:
@@ -321,6 +329,15 @@ class SQLiteStore(Store):
     def update_node(self, node_id: str, now: datetime, *, summary: str | None = None) -> None:
         self._q("UPDATE nodes SET summary = ?, updated_at = ? WHERE id = ?", (summary, ts(now), node_id))
         self._index_nodes([node_id])
+        self._tx_dirty.update(self._rids([node_id]).values())
+
+    def dirty_nodes(self) -> list[Node]:
+        rids, self._tx_dirty = sorted(self._tx_dirty), set()
+        out: list[Node] = []
+        for chunk in _chunks(rids):
+            out += [_row_to_node(r) for r in self._q(
+                f"SELECT {_NODE_COLS} FROM nodes WHERE rid IN ({_marks(len(chunk))}) ORDER BY rid", chunk)]
+        return out
 
     def nodes(self, query: NodeQuery) -> list[Node]:
         where, params = _scope_sql(query.scope, "n")
@@ -660,6 +677,7 @@ class SQLiteStore(Store):
                  ts(node.created_at), ts(node.updated_at)),
             )
             self._index_nodes([node.id])
+            self._tx_dirty.update(self._rids([node.id]).values())
             counts["nodes"] += 1
         elif kind == "fact":
             fact = from_json(Fact, {k: v for k, v in row.items() if k != "record"})

@@ -1,0 +1,94 @@
+"""Node vectors for the SQLite store: float32 blobs, exact cosine search per user."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from trulymem.embed.base import Matrix, cosine_top_k
+from trulymem.errors import Conflict
+from trulymem.model import Node, Scope
+
+
+class VectorMixin:
+    """Mixed into ``SQLiteStore``; uses its ``_q``/``_many``/``_rids`` helpers."""
+
+    _q: Any
+    _many: Any
+    _rids: Any
+    _conn: Any
+
+    def _vector_state(self) -> None:
+        # (user scope key) -> (data_version, write counter, ids, matrix)
+        self._vec_cache: dict[tuple[Any, ...], tuple[int, int, list[str], Matrix]] = {}
+        self._vec_writes = 0
+
+    def embedding_model(self) -> str | None:
+        rows = self._q("SELECT value FROM settings WHERE key = 'embedder'")
+        return str(rows[0][0]) if rows else None
+
+    def set_embedding_model(self, name: str) -> None:
+        current = self.embedding_model()
+        if current == name:
+            return
+        if current is not None and self._q("SELECT 1 FROM node_vectors LIMIT 1"):
+            raise Conflict(f"this database holds vectors of {current!r}; re-embed it for {name!r} "
+                           "(trulymem reindex) instead of mixing two models", field="embedder")
+        self._q("INSERT INTO settings(key, value) VALUES ('embedder', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (name,))
+
+    def put_vectors(self, items: Sequence[tuple[str, npt.NDArray[np.float32]]]) -> None:
+        rids = self._rids([nid for nid, _ in items])
+        rows = self._q(f"SELECT rid, user_id FROM nodes WHERE rid IN ({','.join('?' * len(rids))})",
+                       list(rids.values())) if rids else []
+        users = dict(rows)
+        self._many(
+            "INSERT INTO node_vectors(node_rid, user_id, vec) VALUES (?, ?, ?) "
+            "ON CONFLICT(node_rid) DO UPDATE SET vec = excluded.vec",
+            [(rids[nid], users[rids[nid]], np.asarray(vec, dtype=np.float32).tobytes())
+             for nid, vec in items if nid in rids],
+        )
+        self._vec_writes += 1
+
+    def delete_all_vectors(self) -> int:
+        n = int(self._q("SELECT count(*) FROM node_vectors")[0][0])
+        self._q("DELETE FROM node_vectors")
+        self._q("DELETE FROM settings WHERE key = 'embedder'")
+        self._vec_writes += 1
+        return n
+
+    def nodes_without_vectors(self, limit: int) -> list[Node]:
+        from trulymem.store.sqlite import _NODE_COLS, _row_to_node
+
+        rows = self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE NOT EXISTS "
+                       "(SELECT 1 FROM node_vectors v WHERE v.node_rid = n.rid) ORDER BY n.rid LIMIT ?", (limit,))
+        return [_row_to_node(r) for r in rows]
+
+    def count_nodes_without_vectors(self) -> int:
+        return int(self._q("SELECT count(*) FROM nodes n WHERE NOT EXISTS "
+                           "(SELECT 1 FROM node_vectors v WHERE v.node_rid = n.rid)")[0][0])
+
+    def vector_search(self, scope: Scope, query: npt.NDArray[np.float32], limit: int) -> list[tuple[str, float]]:
+        from trulymem.store.sqlite import _scope_sql
+
+        where, params = _scope_sql(scope, "n")
+        key = (where, *params)
+        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        cached = self._vec_cache.get(key)
+        if cached is None or cached[:2] != (version, self._vec_writes):
+            user = ("v.user_id = ? AND ", [scope.user_id]) if scope.user_id else ("", [])
+            rows = self._q(f"SELECT n.id, v.vec FROM node_vectors v JOIN nodes n ON n.rid = v.node_rid "
+                           f"WHERE {user[0]}{where}", [*user[1], *params])
+            ids = [r[0] for r in rows]
+            matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+                      if rows else np.zeros((0, query.shape[0]), dtype=np.float32))
+            cached = (version, self._vec_writes, ids, matrix)
+            self._vec_cache[key] = cached
+        ids, matrix = cached[2], cached[3]
+        if matrix.shape[0] and matrix.shape[1] != query.shape[0]:
+            raise Conflict(f"stored vectors have {matrix.shape[1]} dimensions, the query {query.shape[0]}",
+                           field="embedder")
+        return [(ids[i], score) for i, score in cosine_top_k(query, matrix, limit)]
