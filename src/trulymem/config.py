@@ -19,7 +19,7 @@ from trulymem.errors import ConfigError, InvalidInput
 from trulymem.model import check_identifier
 
 DEFAULT_USER = "default"
-_KEYS = ("db", "user", "agent", "app")
+_KEYS = ("db", "user", "agent", "app", "embedder")
 
 
 def default_db_path() -> Path:
@@ -55,6 +55,7 @@ class Settings:
     user: str
     agent: str | None = None
     app: str | None = None
+    embedder: str = "auto"  # "none" for no vectors
 
     @classmethod
     def load(
@@ -64,6 +65,7 @@ class Settings:
         user: str | None = None,
         agent: str | None = None,
         app: str | None = None,
+        embedder: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> Settings:
         env = os.environ if env is None else env
@@ -84,4 +86,5 @@ class Settings:
             user=check_identifier(pick(user, "user") or DEFAULT_USER, "user_id", required=True),  # type: ignore[arg-type]
             agent=check_identifier(pick(agent, "agent"), "agent_id"),
             app=check_identifier(pick(app, "app"), "app_id"),
+            embedder=pick(embedder, "embedder") or "auto",
         )

@@ -17,13 +17,15 @@ from typing import IO, Any
 from pydantic import BaseModel
 
 from trulymem.config import Settings
+from trulymem.embed import Embedder, get_embedder
+from trulymem.errors import ConfigError
 from trulymem.model import Fact, Scope, utcnow
 from trulymem.recall import RecallResult
 from trulymem.store.base import FactQuery, Store
 from trulymem.store.sqlite import SQLiteStore
 from trulymem.text import relation_key
 from trulymem.tools import ToolContext, ToolResult, call_tool, get_tool, run_tool
-from trulymem.tools.base import require_user
+from trulymem.tools.base import node_text, require_user
 from trulymem.tools.commit import CommitResult
 from trulymem.tools.context import ContextRewriteResult
 from trulymem.tools.persona import PersonaResult
@@ -54,24 +56,34 @@ class TrulyMem:
         session_id: str | None = None,
         scope: Scope | None = None,
         clock: Callable[[], datetime] = utcnow,
+        embedder: Embedder | str | None = None,
     ) -> None:
         # Validate the scope first: a bad user id must not leave a database connection open.
         self.scope = scope or Scope(user_id=user_id, agent_id=agent_id, app_id=app_id, session_id=session_id)
+        self.embedder = get_embedder(embedder) if isinstance(embedder, str) else embedder
         self.store = store if isinstance(store, Store) else SQLiteStore(store)
         self.clock = clock
+        if self.embedder is not None:
+            stored = self.store.embedding_model()
+            if stored is not None and stored != self.embedder.name:
+                self.store.close()
+                raise ConfigError(f"this database's vectors come from {stored!r}, not {self.embedder.name!r}: "
+                                  f"use that embedder, or re-embed with `trulymem reindex --embedder "
+                                  f"{self.embedder.name}`", field="embedder")
 
     @classmethod
     def open(cls, db: str | None = None, *, user_id: str | None = None, agent_id: str | None = None,
-             app_id: str | None = None, session_id: str | None = None) -> TrulyMem:
+             app_id: str | None = None, session_id: str | None = None, embedder: str | None = None) -> TrulyMem:
         """Open the configured database (argument, ``TRULYMEM_DB``, config file, then
-        the user data directory) for the configured or given user."""
-        s = Settings.load(db=db, user=user_id, agent=agent_id, app=app_id)
-        return cls(s.db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=session_id)
+        the user data directory) for the configured or given user and embedder."""
+        s = Settings.load(db=db, user=user_id, agent=agent_id, app=app_id, embedder=embedder)
+        return cls(s.db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=session_id,
+                   embedder=None if s.embedder == "none" else s.embedder)
 
     def with_scope(self, **fields: Any) -> TrulyMem:
         """The same store seen from another scope (fields not given are kept); closing
         either closes the shared store."""
-        return TrulyMem(self.store, scope=self.scope.replace(**fields), clock=self.clock)
+        return TrulyMem(self.store, scope=self.scope.replace(**fields), clock=self.clock, embedder=self.embedder)
 
     def close(self) -> None:
         self.store.close()
@@ -84,7 +96,8 @@ class TrulyMem:
 
     # --- generic --------------------------------------------------------------
     def _ctx(self, turn_calls: list[str] | None = None) -> ToolContext:
-        return ToolContext(store=self.store, scope=self.scope, now=self.clock(), turn_calls=turn_calls)
+        return ToolContext(store=self.store, scope=self.scope, now=self.clock(), turn_calls=turn_calls,
+                           embedder=self.embedder)
 
     def run(self, tool: str, args: dict[str, Any], *, turn_calls: list[str] | None = None) -> BaseModel:
         """Run a tool by name; raises ``TrulyMemError`` on bad input."""
@@ -134,6 +147,30 @@ class TrulyMem:
         return self.run("memory_stats", {})  # type: ignore[return-value]
 
     # --- history and transfer -------------------------------------------------
+    def reindex(self, *, missing_only: bool = False, batch: int = 256,
+                progress: Callable[[int, int], None] | None = None) -> int:
+        """(Re-)embed every node of the database with this facade's embedder — all users,
+        since one database holds one model's vectors. Each batch is its own transaction;
+        ``progress(done, total)`` is called after each. Returns the number embedded."""
+        if self.embedder is None:
+            raise ConfigError("reindex needs an embedder", field="embedder")
+        with self.store.transaction():
+            if not missing_only or self.store.embedding_model() != self.embedder.name:
+                self.store.delete_all_vectors()
+            self.store.set_embedding_model(self.embedder.name)
+            total = self.store.count_nodes_without_vectors()
+        done = 0
+        while True:
+            with self.store.transaction():
+                nodes = self.store.nodes_without_vectors(batch)
+                if not nodes:
+                    return done
+                vecs = self.embedder.embed_passages([node_text(n) for n in nodes])
+                self.store.put_vectors([(n.id, v) for n, v in zip(nodes, vecs)])
+            done += len(nodes)
+            if progress is not None:
+                progress(done, total)
+
     def user_exists(self) -> bool:
         """Whether anything was ever written for this scope's user."""
         with self.store.transaction(write=False):

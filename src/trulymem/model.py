@@ -51,6 +51,7 @@ class NodeType(StrEnum):
     STATE = "StateNode"
     INFO = "InfoNode"
     ENTITY = "EntityNode"
+    EPISODE = "EpisodeNode"  # one message of an ingested conversation
 
 
 class EdgeKind(StrEnum):

@@ -9,6 +9,10 @@ from dataclasses import dataclass
 class RecallConfig:
     seed_nodes: int = 20          # full-text node hits taken as seeds
     seed_facts: int = 20          # full-text fact hits (relation words) taken as seeds
+    lexical: bool = True          # full-text (BM25) candidates
+    vectors: bool = True          # embedding candidates, when an embedder is configured
+    vector_seeds: int = 20        # nearest nodes taken from the vector index
+    fusion_k: float = 60.0        # reciprocal rank fusion constant
     seed_tasks: int = 5           # newest tasks when the intent asks for the task chain
     fanout_seed: int = 12         # facts per seed node and direction
     fanout_hop: int = 4           # facts per reached node and direction (hubs cannot flood)

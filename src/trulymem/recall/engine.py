@@ -15,10 +15,12 @@ from pydantic import BaseModel
 
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope
 from trulymem.recall.config import RecallConfig
-from trulymem.recall.rank import fact_quality, normalize_scores, rank_order, recency
+from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
 from trulymem.store.base import FactQuery, NodeQuery, Store, When
+from trulymem.embed.base import Embedder
 from trulymem.text import name_key, phrases, query_terms, relation_key
+from trulymem.text.stopwords import content_terms
 
 TASK_INTENTS = {"tasknode", "task", "tasks", "task_chain", "taskchain", "working_memory", "workingmemory",
                 "工作记忆", "任务", "任务链"}
@@ -117,7 +119,8 @@ def _add_why(whys: dict[str, list[str]], key: str, why: str) -> None:
         reasons.append(why)
 
 
-def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: RecallConfig | None = None) -> RecallResult:
+def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: RecallConfig | None = None,
+           embedder: Embedder | None = None) -> RecallResult:
     cfg = cfg or RecallConfig()
     c = _Collector(q, cfg, q.as_of or now)
     when = When("all" if q.include_invalid else "current", q.as_of, q.time_from, q.time_to)
@@ -145,11 +148,19 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     if names:
         for n in store.nodes(NodeQuery(scope=scope, keys=list({name_key(x) for x in names}), created_before=q.as_of)):
             c.node(n.id, 1.0, 0, f"name:{n.name}")
-    match = phrases(text_terms)
-    if match:
-        hits = store.search_nodes(scope, match, cfg.seed_nodes)
-        for (nid, _), s in zip(hits, normalize_scores([h[1] for h in hits], top=0.8)):
-            c.node(nid, s, 0, "text")
+    match = phrases(content_terms(text_terms))
+    rankings: dict[str, list[str]] = {}
+    if match and cfg.lexical:
+        rankings["text"] = [nid for nid, _ in store.search_nodes(scope, match, cfg.seed_nodes)]
+    if text_terms and cfg.vectors and embedder is not None:
+        query_vec = embedder.embed_query(" ".join(text_terms))
+        rankings["vector"] = [nid for nid, _ in store.vector_search(scope, query_vec, cfg.vector_seeds)]
+    fused = rrf(list(rankings.values()), cfg.fusion_k)
+    top = max(fused.values(), default=0.0)
+    for nid, s in fused.items():
+        how = "+".join(name for name, ranked in rankings.items() if nid in ranked)
+        c.node(nid, 0.85 * s / top, 0, how)
+    if match and cfg.lexical:
         hits_f = store.search_facts(scope, match, cfg.seed_facts, when=when)
         for f, s in zip(hits_f, rank_order(len(hits_f), 0.7, 0.97)):
             c.fact(f, s, 0, f"relation:{f.relation}")

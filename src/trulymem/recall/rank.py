@@ -28,6 +28,16 @@ def normalize_scores(raw: list[float], top: float = 1.0) -> list[float]:
     return [top * (r / best) if best > 0 else top for r in raw]
 
 
+def rrf(rankings: list[list[str]], k: float = 60.0, weights: list[float] | None = None) -> dict[str, float]:
+    """Reciprocal rank fusion: ``sum(w / (k + rank))`` over the rankings an item is in."""
+    fused: dict[str, float] = {}
+    for i, ranking in enumerate(rankings):
+        w = weights[i] if weights else 1.0
+        for rank, item in enumerate(ranking):
+            fused[item] = fused.get(item, 0.0) + w / (k + rank + 1)
+    return fused
+
+
 def rank_order(n: int, first: float = 1.0, step: float = 0.85) -> list[float]:
     """Scores for an already ordered list: ``first``, ``first*step`` …"""
     return [first * step**i for i in range(n)]

@@ -120,7 +120,9 @@ class Store(ABC):
         when a spec names one."""
 
     @abstractmethod
-    def update_node(self, node_id: str, now: datetime, *, summary: str | None = None) -> None: ...
+    def update_node(self, node_id: str, now: datetime, *, summary: str | None = None,
+                    metadata: dict[str, Any] | None = None) -> None:
+        """Set a node's summary (and metadata, when given); its text index and vector follow."""
 
     @abstractmethod
     def nodes(self, query: NodeQuery) -> list[Node]: ...

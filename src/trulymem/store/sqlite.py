@@ -326,8 +326,10 @@ class SQLiteStore(VectorMixin, Store):
                 [(r[0], fts_document(r[1], r[2] or "")) for r in rows],
             )
 
-    def update_node(self, node_id: str, now: datetime, *, summary: str | None = None) -> None:
-        self._q("UPDATE nodes SET summary = ?, updated_at = ? WHERE id = ?", (summary, ts(now), node_id))
+    def update_node(self, node_id: str, now: datetime, *, summary: str | None = None,
+                    metadata: dict[str, Any] | None = None) -> None:
+        self._q("UPDATE nodes SET summary = ?, updated_at = ?, metadata = COALESCE(?, metadata) WHERE id = ?",
+                (summary, ts(now), None if metadata is None else _json(metadata), node_id))
         self._index_nodes([node_id])
         self._tx_dirty.update(self._rids([node_id]).values())
 

@@ -5,6 +5,7 @@ function calling, Anthropic tool use and the Python API (later MCP and HTTP)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import gc
 import json
 from collections.abc import Callable, Iterator
@@ -16,7 +17,8 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from trulymem.errors import InvalidInput, NotFound, TrulyMemError
-from trulymem.model import Scope
+from trulymem.embed.base import Embedder
+from trulymem.model import Node, NodeType, Scope
 from trulymem.store.base import NodeQuery, Store
 from trulymem.text import name_key
 
@@ -69,11 +71,12 @@ class ToolContext:
     scope: Scope
     now: datetime
     turn_calls: list[str] | None = None
+    embedder: Embedder | None = None
 
     def beside(self, agent_id: str | None, app_id: str | None) -> ToolContext:
         """Write into another namespace of the same user (next to the facts being changed)."""
         scope = Scope(user_id=self.scope.user_id, agent_id=agent_id, app_id=app_id, session_id=self.scope.session_id)
-        return ToolContext(store=self.store, scope=scope, now=self.now, turn_calls=self.turn_calls)
+        return dataclasses.replace(self, scope=scope)
 
     def node_ids(self, name: str, scope: Scope | None = None) -> list[str]:
         """Ids of the nodes this name resolves to (one per namespace the scope sees)."""
@@ -157,7 +160,27 @@ def run_tool(tool: Tool[Any], ctx: ToolContext, args: dict[str, Any] | BaseModel
     with gc_paused() if tool.bulk else nullcontext():
         parsed = tool.parse(args)
         with ctx.store.transaction(write=tool.writes):
-            return tool.run(ctx, parsed)
+            out = tool.run(ctx, parsed)
+            if tool.writes and ctx.embedder is not None:
+                embed_dirty(ctx.store, ctx.embedder)  # in the same transaction: no node without its vector
+            return out
+
+
+def node_text(node: Node) -> str:
+    """What a node's vector stands for: an episode is its message, anything else its name and summary."""
+    if node.type == NodeType.EPISODE:
+        return node.summary or node.name
+    return f"{node.name}: {node.summary}" if node.summary else node.name
+
+
+def embed_dirty(store: Store, embedder: Embedder) -> int:
+    """Embed the nodes the current transaction created or changed; returns how many."""
+    nodes = store.dirty_nodes()
+    if nodes:
+        store.set_embedding_model(embedder.name)
+        vecs = embedder.embed_passages([node_text(n) for n in nodes])
+        store.put_vectors([(n.id, v) for n, v in zip(nodes, vecs)])
+    return len(nodes)
 
 
 @contextmanager

@@ -51,7 +51,7 @@ def _recall(ctx: ToolContext, inp: RecallInput) -> RecallResult:
         time_from=tr.start if tr else None, time_to=tr.end if tr else None,
         as_of=inp.as_of, include_invalid=inp.include_invalid,
     )
-    return recall(ctx.store, ctx.scope, q, ctx.now, PRESETS[inp.preset])
+    return recall(ctx.store, ctx.scope, q, ctx.now, PRESETS[inp.preset], embedder=ctx.embedder)
 
 
 memory_recall = register(Tool(
