@@ -9,7 +9,7 @@ from trulymem import InvalidInput, TrulyMem, anthropic_tools, openai_tools
 from trulymem.tools import REGISTRY
 
 EXPECTED = {"memory_commit", "memory_recall", "memory_purge", "task_create", "task_set_state", "task_list",
-            "persona_set", "persona_get", "context_rewrite", "memory_stats"}
+            "persona_set", "persona_get", "context_rewrite", "memory_stats", "memory_ingest"}
 
 
 def test_every_tool_renders_an_openai_schema() -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope
 from trulymem.recall.config import RecallConfig
@@ -45,6 +46,7 @@ class RecalledNode(BaseModel):
     name: str
     type: str
     summary: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
     score: float
     hop: int
     why: list[str]
@@ -219,7 +221,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 node_ids.append(nid)
     known.update(_load(store, user_scope, [n for n in node_ids if n not in known], q.as_of))
     rnodes = [
-        RecalledNode(id=node.id, name=node.name, type=node.type, summary=node.summary,
+        RecalledNode(id=node.id, name=node.name, type=node.type, summary=node.summary, metadata=node.metadata,
                      score=round(c.node_score[node.id], 4), hop=c.node_hop[node.id], why=c.node_why[node.id],
                      created_at=node.created_at)
         for nid in node_ids if (node := known.get(nid)) is not None

@@ -19,6 +19,13 @@ def _line(f: RecalledFact) -> str:
     return text
 
 
+def episode_line(n: RecalledNode) -> str:
+    """``[D1:3 · 2023-05-08 13:56] Caroline: …`` — turn id and time first, for citing."""
+    meta = n.metadata
+    where = " · ".join(str(x) for x in (meta.get("turn_id"), str(meta.get("time", ""))[:16].replace("T", " ")) if x)
+    return f"[{where}] {n.summary or n.name}" if where else (n.summary or n.name)
+
+
 def render_text(nodes: list[RecalledNode], facts: list[RecalledFact]) -> str:
     lines: list[str] = []
     persona = [f for f in facts if f.kind == EdgeKind.HAS_PERSONA and f.valid]
@@ -42,8 +49,13 @@ def render_text(nodes: list[RecalledNode], facts: list[RecalledFact]) -> str:
             if n.id in info:
                 line += f" (info: {', '.join(info[n.id])})"
             lines.append(line)
-    plain = [f for f in facts if f.kind not in (EdgeKind.HAS_PERSONA, EdgeKind.HAS_STATE, EdgeKind.NEXT_TASK,
-                                                 EdgeKind.CONTAINS_INFO) or not f.valid]
+    episodes = [n for n in nodes if n.type == NodeType.EPISODE]
+    if episodes:
+        lines.append("Conversation excerpts:")
+        lines.extend(f"- {episode_line(n)}" for n in episodes)
+    # Episode links (said, in_session, mentions …) are provenance, already shown above.
+    plain = [f for f in facts if f.type != "episode" and (f.kind not in (
+        EdgeKind.HAS_PERSONA, EdgeKind.HAS_STATE, EdgeKind.NEXT_TASK, EdgeKind.CONTAINS_INFO) or not f.valid)]
     if plain:
         lines.append("Facts:")
         lines.extend(f"- {_line(f)}" for f in plain)

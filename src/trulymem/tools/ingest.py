@@ -1,0 +1,122 @@
+"""``memory_ingest``: a conversation becomes episodic memory.
+
+Each message becomes an ``EpisodeNode`` (its text, speaker, session, turn id and
+time), linked ``(speaker) -said-> (episode)``, ``(episode) -in_session->
+(session)``, ``(previous) -next_message-> (episode)`` and ``(episode)
+-mentions-> (entity)`` for the names it contains (a deterministic extractor).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from pydantic import BaseModel, Field, model_validator
+
+from trulymem.errors import InvalidInput
+from trulymem.model import MAX_TEXT, NodeType, UTCDatetime
+from trulymem.store.base import NodeQuery
+from trulymem.text import name_key
+from trulymem.text.stopwords import STOPWORDS
+from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
+from trulymem.tools.commit import TripletIn, commit_triplets
+from trulymem.tools.fields import Label, Name, Text
+
+MAX_MESSAGES = 5000
+_NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|de|van|von|the)?\s*[A-Z][\w'’-]*)*")
+
+
+class MessageIn(InputPart):
+    speaker: Name
+    text: Text = Field(description=f"The message (at most {MAX_TEXT} characters).")
+    id: Label | None = Field(None, description="Message/turn id, e.g. LoCoMo's 'D1:3'; unique per user.")
+    session: Label | None = Field(None, description="Session the message belongs to; default the scope's session.")
+    timestamp: UTCDatetime | None = Field(None, description="When it was said; default now.")
+
+
+class IngestInput(ToolInput):
+    messages: list[MessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> IngestInput:
+        seen: dict[str, int] = {}
+        for i, m in enumerate(self.messages):
+            if m.id is not None:
+                if m.id in seen:
+                    raise InvalidInput(f"repeats message {seen[m.id]}'s id {m.id!r}", field=f"messages.{i}.id")
+                seen[m.id] = i
+        return self
+
+
+class IngestResult(BaseModel):
+    episodes: list[str]
+    facts: int
+    entities: list[str]
+
+
+_INTERJECTIONS = frozenset("hey hi hello oh wow yeah yes no ok okay thanks thank sure well haha lol omg aw aww "
+                           "great cool nice awesome congrats congratulations sorry please".split())
+
+
+def mentioned_names(text: str, exclude: set[str]) -> list[str]:
+    """Capitalised names in ``text`` (not sentence-initial function words, not ``exclude``)."""
+    out: dict[str, str] = {}
+    for m in _NAME.finditer(text):
+        words = m.group(0).strip(" '’-").split()
+        while words and (name_key(words[0]) in STOPWORDS or name_key(words[0]) in _INTERJECTIONS):
+            words.pop(0)  # "Wow Caroline" -> "Caroline", "The Beatles" -> "Beatles"
+        name = " ".join(words)
+        key = name_key(name)
+        if len(name) > 1 and key not in STOPWORDS and key not in exclude:
+            out.setdefault(key, name)
+    return list(out.values())
+
+
+def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
+    scope = ctx.scope.writable()
+    ns = scope.namespace()
+    existing = {n.key for n in ctx.store.nodes(NodeQuery(
+        scope=ns, keys=[name_key(m.id) for m in inp.messages if m.id], types=[NodeType.EPISODE]))}
+    speakers = {name_key(m.speaker) for m in inp.messages}
+    episodes, entities = [], set()
+    previous: dict[str, str] = {}
+    total = 0
+    for i, m in enumerate(inp.messages):
+        when: datetime = m.timestamp or ctx.now
+        session = m.session or scope.session_id or "session"
+        episode = m.id or f"{session}#{when.isoformat()}#{i}"
+        if name_key(episode) in existing:
+            raise InvalidInput(f"message {episode!r} is already stored for this user", field=f"messages.{i}.id")
+        meta = {"type": "episode", "valid_at": when}
+        triplets = [
+            TripletIn(subject=m.speaker, relation="said", object=episode, object_type=NodeType.EPISODE, **meta),
+            TripletIn(subject=episode, subject_type=NodeType.EPISODE, relation="in_session", object=session,
+                      **meta),
+        ]
+        if session in previous:
+            triplets.append(TripletIn(subject=previous[session], relation="next_message", object=episode, **meta))
+        for name in mentioned_names(m.text, speakers):
+            triplets.append(TripletIn(subject=episode, relation="mentions", object=name, **meta))
+            entities.add(name)
+        turn = ctx.beside(scope.agent_id, scope.app_id)
+        turn.scope = turn.scope.replace(session_id=session)
+        done = commit_triplets(turn, triplets, turn_id=m.id, message_ids=[m.id] if m.id else [])
+        total += len(done)
+        node_id = done[0][0].object_id
+        ctx.store.update_node(node_id, ctx.now, summary=f"{m.speaker}: {m.text}", metadata={
+            "speaker": m.speaker, "session": session, "turn_id": m.id, "time": when.isoformat()})
+        previous[session] = episode
+        episodes.append(node_id)
+    return IngestResult(episodes=episodes, facts=total, entities=sorted(entities))
+
+
+memory_ingest = register(Tool(
+    name="memory_ingest",
+    description=(
+        "Store conversation messages as episodes (speaker, text, session, turn id, time), linked to their "
+        "speaker, session, neighbouring messages and the names they mention."
+    ),
+    input_model=IngestInput,
+    run=_ingest,
+    bulk=True,
+))
