@@ -390,6 +390,61 @@ def import_cmd(ctx: Ctx, file: Any, all_users: bool) -> None:
     emit(ctx, counts, lambda: out.print(", ".join(f"{k}: {v}" for k, v in counts.items())))
 
 
+@main.group()
+def bench() -> None:
+    """Benchmarks (figures, not tests)."""
+
+
+@bench.command("locomo")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--embedder", envvar="TRULYMEM_EMBEDDER", default="auto", show_default=True,
+              help="auto, hashing, use, openai:<model>, st:<path>, model2vec:<path>, or none.")
+@click.option("--conversations", type=int, help="Only the first N conversations.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+def bench_locomo(path: str, embedder: str, conversations: int | None, as_json: bool) -> None:
+    """Evidence recall@k on a LoCoMo-format file, with ablations, budgets and latency."""
+    from rich.progress import Progress
+
+    from trulymem.bench.locomo import run_locomo
+    from trulymem.embed import get_embedder
+
+    try:
+        emb = None if embedder == "none" else get_embedder(embedder)
+        with Progress(console=err, transient=True) as bar:
+            task = bar.add_task("LoCoMo", total=None)
+
+            def step(label: str, done: int, total: int) -> None:
+                bar.update(task, description=label, completed=done, total=total)
+
+            report = run_locomo(path, embedder=emb, conversations=conversations, progress=step)
+    except TrulyMemError as exc:
+        err.print(f"Error: {exc}", markup=False)
+        sys.exit(2 if isinstance(exc, InvalidInput) else 1)
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+    _print_locomo(report)
+
+
+def _print_locomo(report: dict[str, Any]) -> None:
+    out = Console(highlight=False, markup=False, width=max(140, Console().width))  # tables need the room
+    ing = report["ingest"]
+    out.print(f"LoCoMo: {report['conversations']} conversations, {report['questions']} questions with evidence; "
+              f"embedder {report['embedder']}; ingest {ing['messages']} messages at {ing['messages_per_s']}/s")
+    table = Table("variant", "R@1", "R@5", "R@10", "R@25", "R@50", "≤500t", "≤1000t", "≤2000t", "sess@10",
+                  "p50 ms", "p95 ms", "p99 ms")
+    for name, v in report["variants"].items():
+        r, b, lat = v["recall_at"], v["recall_within_tokens"], v["latency_ms"]
+        table.add_row(name, *(str(r[k]) for k in (1, 5, 10, 25, 50)), *(str(b[k]) for k in (500, 1000, 2000)),
+                      str(v["session_recall_at"][10]), str(lat["p50"]), str(lat["p95"]), str(lat["p99"]))
+    out.print(table)
+    cats = Table("variant", *next(iter(report["variants"].values()))["recall_at_10_by_category"])
+    for name, v in report["variants"].items():
+        cats.add_row(name, *(str(x) for x in v["recall_at_10_by_category"].values()))
+    out.print("Recall@10 by category (LoCoMo numbering):")
+    out.print(cats)
+
+
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["openai", "anthropic"]), default="openai", show_default=True)
 def tools(fmt: str) -> None:

@@ -14,12 +14,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from trulymem.embed.base import Embedder
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
 from trulymem.store.base import FactQuery, NodeQuery, Store, When
-from trulymem.embed.base import Embedder
 from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.stopwords import content_terms
 

@@ -79,3 +79,15 @@ def fts_match(phrase_list: list[tuple[str, ...]]) -> str | None:
         else:
             clauses.append(_quote(" ".join(toks)))  # a phrase: tokens adjacent, in order
     return " OR ".join(clauses) if clauses else None
+
+
+_COUNT = re.compile(rf"([{_CJK}])|([^\W_]+)|(\S)", re.UNICODE)
+
+
+def count_tokens(text: str) -> int:
+    """A model-independent token count used for every budget: a CJK character is one
+    token, a word one per four characters (rounded up), other symbols one each."""
+    n = 0
+    for cjk, word, other in _COUNT.findall(text):
+        n += 1 if cjk or other else -(-len(word) // 4)
+    return n

@@ -16,8 +16,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from trulymem.errors import InvalidInput, NotFound, TrulyMemError
 from trulymem.embed.base import Embedder
+from trulymem.errors import InvalidInput, NotFound, TrulyMemError
 from trulymem.model import Node, NodeType, Scope
 from trulymem.store.base import NodeQuery, Store
 from trulymem.text import name_key

@@ -1,0 +1,156 @@
+"""LoCoMo evidence-recall benchmark: ingest each conversation as its own user, ask
+every question (the question text only), score the ranked conversation turns.
+
+Evidence recall@k (LoCoMo paper, Table 3): per question, the fraction of its
+evidence turns among the top k retrieved turns; questions without evidence are
+left out. Also: recall within context budgets of returned text (tokens counted
+by ``count_tokens``), session recall@k, latency, ingest throughput, and the
+ablations — full-text only, vectors only, graph expansion off/on — in one run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from trulymem.bench.locomo_data import CATEGORIES, Conversation, load_locomo, session_of
+from trulymem.embed import Embedder
+from trulymem.graph import TrulyMem
+from trulymem.model import NodeType
+from trulymem.recall import PRESETS, RecallConfig, RecallQuery, recall
+from trulymem.recall.render import episode_line
+from trulymem.text.tokenize import count_tokens
+
+KS = (1, 5, 10, 25, 50)
+BUDGETS = (500, 1000, 2000)
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    config: RecallConfig
+    depth: int
+
+
+def variants(base: RecallConfig | None = None) -> list[Variant]:
+    # Enough candidates from each retriever for recall@50 to mean something.
+    base = replace(base or PRESETS["balanced"], seed_nodes=50, vector_seeds=50)
+    return [
+        Variant("hybrid+graph", base, 1),
+        Variant("hybrid", base, 0),
+        Variant("bm25", replace(base, vectors=False), 0),
+        Variant("bm25+graph", replace(base, vectors=False), 1),
+        Variant("vector", replace(base, lexical=False), 0),
+    ]
+
+
+@dataclass
+class _Scores:
+    hits: dict[int, list[float]]
+    budget: dict[int, list[float]]
+    sessions: dict[int, list[float]]
+    by_category: dict[int, list[float]]
+    latency_ms: list[float]
+
+    @classmethod
+    def empty(cls) -> _Scores:
+        return cls({k: [] for k in KS}, {b: [] for b in BUDGETS}, {k: [] for k in KS}, {}, [])
+
+
+def _pct(values: list[float]) -> float:
+    return round(100 * statistics.fmean(values), 1) if values else 0.0
+
+
+def _percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 2) if ordered else 0.0
+
+
+def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Path | None = None,
+               conversations: int | None = None,
+               progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+    convs = load_locomo(path)[:conversations]
+    variants_ = variants() if embedder is not None else [v for v in variants() if v.config.lexical and
+                                                           not v.name.startswith(("hybrid", "vector"))]
+    scores = {v.name: _Scores.empty() for v in variants_}
+    questions = sum(1 for c in convs for q in c.questions if q.evidence)
+    total = sum(len(c.turns) for c in convs) + questions * len(variants_)
+    done, ingest_s, messages = 0, 0.0, 0
+    with tempfile.TemporaryDirectory(prefix="trulymem-locomo-") as tmp:
+        folder = Path(db_dir or tmp)
+        for conv in convs:
+            with TrulyMem(folder / f"{conv.id}.db", user_id=conv.id, embedder=embedder) as mem:
+                t0 = time.perf_counter()
+                _ingest(mem, conv)
+                ingest_s += time.perf_counter() - t0
+                messages += len(conv.turns)
+                done += len(conv.turns)
+                if progress:
+                    progress(f"{conv.id}: ingested", done, total)
+                for v in variants_:
+                    s = scores[v.name]
+                    for q in (q for q in conv.questions if q.evidence):
+                        t0 = time.perf_counter()
+                        with mem.store.transaction(write=False):
+                            res = recall(mem.store, mem.scope, RecallQuery(q.text, depth=v.depth, limit=100),
+                                         mem.clock(), v.config, embedder=embedder)
+                        s.latency_ms.append((time.perf_counter() - t0) * 1000)
+                        _score(s, q.evidence, q.category, [n for n in res.nodes if n.type == NodeType.EPISODE])
+                        done += 1
+                    if progress:
+                        progress(f"{conv.id}: {v.name}", done, total)
+    return {
+        "file": str(path),
+        "embedder": embedder.name if embedder else None,
+        "conversations": len(convs),
+        "questions": questions,
+        "ingest": {"messages": messages, "seconds": round(ingest_s, 2),
+                   "messages_per_s": round(messages / ingest_s, 1) if ingest_s else None},
+        "variants": {name: _summary(s) for name, s in scores.items()},
+    }
+
+
+def _ingest(mem: TrulyMem, conv: Conversation) -> None:
+    batch = [{"speaker": t.speaker, "text": t.text, "id": t.dia_id, "session": t.session,
+              **({"timestamp": t.time.isoformat()} if t.time else {})} for t in conv.turns]
+    for i in range(0, len(batch), 2000):
+        mem.run("memory_ingest", {"messages": batch[i : i + 2000]})
+
+
+def _score(s: _Scores, evidence: list[str], category: int, episodes: list[Any]) -> None:
+    ranked = [str(n.metadata.get("turn_id")) for n in episodes]
+    wanted = set(evidence)
+    for k in KS:
+        got = set(ranked[:k])
+        s.hits[k].append(len(wanted & got) / len(wanted))
+        sessions = {session_of(d) for d in wanted}
+        s.sessions[k].append(len(sessions & {session_of(d) for d in got if d.startswith("D")}) / len(sessions))
+    s.by_category.setdefault(category, []).append(len(wanted & set(ranked[:10])) / len(wanted))
+    used, within = 0, set()
+    for budget in BUDGETS:
+        for n, d in zip(episodes, ranked):
+            if d in within:
+                continue
+            cost = count_tokens(episode_line(n))
+            if used + cost > budget:
+                break
+            used += cost
+            within.add(d)
+        s.budget[budget].append(len(wanted & within) / len(wanted))
+
+
+def _summary(s: _Scores) -> dict[str, Any]:
+    return {
+        "recall_at": {k: _pct(v) for k, v in s.hits.items()},
+        "recall_at_10_by_category": {f"{c} {CATEGORIES.get(c, '?')}": _pct(v)
+                                     for c, v in sorted(s.by_category.items())},
+        "recall_within_tokens": {b: _pct(v) for b, v in s.budget.items()},
+        "session_recall_at": {k: _pct(v) for k, v in s.sessions.items()},
+        "latency_ms": {"p50": _percentile(s.latency_ms, 0.5), "p95": _percentile(s.latency_ms, 0.95),
+                       "p99": _percentile(s.latency_ms, 0.99)},
+    }
