@@ -34,7 +34,8 @@ BUDGETS = (500, 1000, 2000)
 class Variant:
     name: str
     config: RecallConfig
-    depth: int
+    depth: int  # None-like 0 with ``seeds_only``: the retrievers' own hits, no graph at all
+    seeds_only: bool = False
 
 
 def variants(base: RecallConfig | None = None) -> list[Variant]:
@@ -42,10 +43,10 @@ def variants(base: RecallConfig | None = None) -> list[Variant]:
     base = replace(base or PRESETS["balanced"], seed_nodes=50, vector_seeds=50)
     return [
         Variant("hybrid+graph", base, 1),
-        Variant("hybrid", base, 0),
-        Variant("bm25", replace(base, vectors=False), 0),
+        Variant("hybrid", base, 0, seeds_only=True),
+        Variant("bm25", replace(base, vectors=False), 0, seeds_only=True),
         Variant("bm25+graph", replace(base, vectors=False), 1),
-        Variant("vector", replace(base, lexical=False), 0),
+        Variant("vector", replace(base, lexical=False), 0, seeds_only=True),
     ]
 
 
@@ -100,7 +101,8 @@ def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Pat
                             res = recall(mem.store, mem.scope, RecallQuery(q.text, depth=v.depth, limit=100),
                                          mem.clock(), v.config, embedder=embedder)
                         s.latency_ms.append((time.perf_counter() - t0) * 1000)
-                        _score(s, q.evidence, q.category, [n for n in res.nodes if n.type == NodeType.EPISODE])
+                        _score(s, q.evidence, q.category, [n for n in res.nodes if n.type == NodeType.EPISODE
+                                                           and not (v.seeds_only and n.hop > 0)])
                         done += 1
                     if progress:
                         progress(f"{conv.id}: {v.name}", done, total)
