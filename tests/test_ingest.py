@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import snapshot
+from trulymem import InvalidInput, TrulyMem
+from trulymem.tools.ingest import mentioned_names
+
+MESSAGES = [
+    {"speaker": "Caroline", "text": "I went to the LGBTQ support group yesterday, it was powerful.", "id": "D1:3",
+     "session": "session_1", "timestamp": "2023-05-08T13:56:00"},
+    {"speaker": "Melanie", "text": "Wow Caroline, that's great! Did you meet anyone from Sweden?", "id": "D1:4",
+     "session": "session_1", "timestamp": "2023-05-08T13:57:00"},
+    {"speaker": "Caroline", "text": "Yes, a painter from Stockholm.", "id": "D2:1", "session": "session_2",
+     "timestamp": "2023-05-20T09:00:00"},
+]
+
+
+@pytest.fixture
+def convo(db_path: Path) -> TrulyMem:
+    mem = TrulyMem(db_path, user_id="conv", embedder="hashing")
+    res = mem.run("memory_ingest", {"messages": MESSAGES})
+    assert len(res.episodes) == 3  # type: ignore[attr-defined]
+    return mem
+
+
+def test_messages_become_linked_episodes(convo: TrulyMem) -> None:
+    said = {f.object: f for f in convo.history("Caroline", "said")}
+    assert set(said) == {"D1:3", "D2:1"}
+    f = said["D1:3"]
+    assert (f.session_id, f.turn_id, f.message_ids, f.valid_at.year) == ("session_1", "D1:3", ["D1:3"], 2023)
+    assert [(x.subject, x.object) for x in convo.history("D1:3", "next_message")] == [("D1:3", "D1:4")]
+    assert not convo.history("D1:4", "next_message")  # the next message is in another session
+    assert {x.object for x in convo.history("D1:4", "mentions")} == {"Sweden"}
+    res = convo.recall("LGBTQ support group", depth=0)
+    ep = next(n for n in res.nodes if n.name == "D1:3")
+    assert ep.type == "EpisodeNode" and ep.metadata["turn_id"] == "D1:3" and ep.metadata["session"] == "session_1"
+    assert "[D1:3 · 2023-05-08 13:56] Caroline: I went to the LGBTQ support group" in res.text
+    assert "said" not in res.text  # provenance links are not listed as facts
+
+
+def test_bad_ingest_changes_nothing(convo: TrulyMem) -> None:
+    before = snapshot(convo)
+    for messages, field in (([], "messages"), ([{"speaker": "A", "text": ""}], "messages.0.text"),
+                            ([{"speaker": "A", "text": "x", "id": "m1"}, {"speaker": "B", "text": "y", "id": "m1"}],
+                             "messages.1.id"),
+                            ([{"speaker": "A", "text": "again", "id": "D1:3"}], "messages.0.id"),
+                            ([{"speaker": "A", "text": "x", "timestamp": "yesterday"}], "messages.0.timestamp")):
+        with pytest.raises(InvalidInput) as exc:
+            convo.run("memory_ingest", {"messages": messages})
+        assert exc.value.field == field
+    assert snapshot(convo) == before
+
+
+def test_name_extraction() -> None:
+    assert mentioned_names("Wow Caroline, did you see The Beatles in New York?", {"caroline"}) == [
+        "Beatles", "New York"]
+    assert mentioned_names("I think so. Yes!", set()) == []
