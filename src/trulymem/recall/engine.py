@@ -157,7 +157,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     if text_terms and cfg.vectors and embedder is not None:
         query_vec = embedder.embed_query(" ".join(text_terms))
         rankings["vector"] = [nid for nid, _ in store.vector_search(scope, query_vec, cfg.vector_seeds)]
-    fused = rrf(list(rankings.values()), cfg.fusion_k)
+    fused = rrf(list(rankings.values()), cfg.fusion_k,
+                [cfg.vector_weight if name == "vector" else 1.0 for name in rankings])
     top = max(fused.values(), default=0.0)
     for nid, s in fused.items():
         how = "+".join(name for name, ranked in rankings.items() if nid in ranked)
