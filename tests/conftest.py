@@ -33,6 +33,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     for var in ("TRULYMEM_DB", "TRULYMEM_USER", "TRULYMEM_AGENT", "TRULYMEM_APP", "TRULYMEM_SESSION",
                 "TRULYMEM_CONFIG"):
         monkeypatch.delenv(var, raising=False)
+    # The same embedder whatever extras this machine has: results do not depend on the install.
+    monkeypatch.setenv("TRULYMEM_EMBEDDER", "hashing")
 
 
 @pytest.fixture

@@ -133,6 +133,16 @@ def test_default_db_lives_in_the_user_data_dir() -> None:
     assert str(default_db_path()).startswith(os.environ["XDG_DATA_HOME"])
 
 
+def test_reindex_switches_the_model(run) -> None:  # type: ignore[no-untyped-def]
+    run("commit", "user", "enjoys", "running")
+    r = run("stats", "--embedder", "none")
+    assert r.exit_code == 0
+    r = run("reindex", "--json")
+    assert r.exit_code == 0 and js(r) == {"embedded": 3, "embedder": "hashing-ngram-512"}
+    r = run("reindex", "--embedder", "none")
+    assert r.exit_code == 2 and "embedder" in r.output
+
+
 def test_tools_command_prints_schemas() -> None:
     data = json.loads(CliRunner().invoke(main, ["tools"]).output)
     assert {t["function"]["name"] for t in data} >= {"memory_commit", "memory_recall"}

@@ -37,7 +37,8 @@ class Ctx:
 
     def mem(self) -> TrulyMem:
         s = self.settings
-        return TrulyMem(s.db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=self.session)
+        return TrulyMem(s.db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=self.session,
+                        embedder=None if s.embedder == "none" else s.embedder)
 
 
 def common(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,12 +49,14 @@ def common(fn: Callable[..., Any]) -> Callable[..., Any]:
     @click.option("--agent", envvar="TRULYMEM_AGENT", help="Agent id (scope).")
     @click.option("--app", envvar="TRULYMEM_APP", help="App/project id (scope).")
     @click.option("--session", envvar="TRULYMEM_SESSION", help="Session id recorded on every write (provenance).")
+    @click.option("--embedder", envvar="TRULYMEM_EMBEDDER",
+                  help="auto (default: best installed), hashing, use, openai:<model>, st:<path>, model2vec:<path>, none.")
     @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
     @functools.wraps(fn)
     def wrapper(db: str | None, user: str | None, agent: str | None, app: str | None, session: str | None,
-                as_json: bool, **kwargs: Any) -> None:
+                embedder: str | None, as_json: bool, **kwargs: Any) -> None:
         try:
-            ctx = Ctx(Settings.load(db=db, user=user, agent=agent, app=app), session, as_json)
+            ctx = Ctx(Settings.load(db=db, user=user, agent=agent, app=app, embedder=embedder), session, as_json)
             fn(ctx=ctx, **kwargs)
         except TrulyMemError as exc:
             if as_json:
@@ -388,6 +391,25 @@ def import_cmd(ctx: Ctx, file: Any, all_users: bool) -> None:
     with ctx.mem() as mem:
         counts = mem.import_jsonl(_read_text(file).splitlines(), all_users=all_users)
     emit(ctx, counts, lambda: out.print(", ".join(f"{k}: {v}" for k, v in counts.items())))
+
+
+@main.command()
+@click.option("--missing", is_flag=True, help="Only embed nodes that have no vector yet.")
+@common
+def reindex(ctx: Ctx, missing: bool) -> None:
+    """(Re-)embed every node with the chosen embedder (one model per database)."""
+    from rich.progress import Progress
+
+    s = ctx.settings
+    if s.embedder == "none":
+        raise InvalidInput("reindex needs an embedder, not 'none'", field="embedder")
+    mem = TrulyMem(TrulyMem(s.db, user_id=s.user).store, user_id=s.user, embedder=s.embedder)
+    with mem, Progress(console=err, transient=True) as bar:
+        task = bar.add_task(f"embedding with {mem.embedder.name}", total=None)  # type: ignore[union-attr]
+        n = mem.reindex(missing_only=missing, progress=lambda done, total: bar.update(task, completed=done,
+                                                                                        total=total))
+    emit(ctx, {"embedded": n, "embedder": mem.embedder.name},  # type: ignore[union-attr]
+         lambda: out.print(f"embedded {n} nodes with {mem.embedder.name}"))  # type: ignore[union-attr]
 
 
 @main.group()

