@@ -138,7 +138,7 @@ def test_reindex_switches_the_model(run) -> None:  # type: ignore[no-untyped-def
     r = run("stats", "--embedder", "none")
     assert r.exit_code == 0
     r = run("reindex", "--json")
-    assert r.exit_code == 0 and js(r) == {"embedded": 3, "embedder": "hashing-ngram-512"}
+    assert r.exit_code == 0 and js(r) == {"embedded": 2, "embedder": "hashing-ngram-512"}
     r = run("reindex", "--embedder", "none")
     assert r.exit_code == 2 and "embedder" in r.output
 
