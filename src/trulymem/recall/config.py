@@ -13,8 +13,9 @@ class RecallConfig:
     vectors: bool = True          # embedding candidates, when an embedder is configured
     vector_seeds: int = 20        # nearest nodes taken from the vector index
     fusion_k: float = 60.0        # reciprocal rank fusion constant
-    vector_weight: float = 0.3    # the vector ranking's weight in the fusion (full text has 1): on LoCoMo the
-                                  # bundled embedders rank below BM25, so they refine rather than lead
+    vector_weight: float = 0.1    # the vector ranking's weight in the fusion (full text has 1): on LoCoMo the
+                                  # offline embedders rank well below BM25 (bench/bench_locomo.py), so they
+                                  # break ties and catch what words miss rather than lead
     seed_tasks: int = 5           # newest tasks when the intent asks for the task chain
     fanout_seed: int = 12         # facts per seed node and direction
     fanout_hop: int = 4           # facts per reached node and direction (hubs cannot flood)
