@@ -189,6 +189,31 @@ def test_results_are_deduplicated_and_explained(mem: TrulyMem) -> None:
     assert len({n.id for n in res.nodes}) == len(res.nodes)
 
 
+def test_max_tokens_keeps_the_best_prefix_within_budget(mem: TrulyMem) -> None:
+    from trulymem.text.tokenize import count_tokens
+
+    mem.commit([triplet("user", "likes", f"thing number {i} with a longer description", confidence=1 - i / 100)
+                for i in range(30)])
+    full = mem.recall("user", depth=1, limit=30)
+    cut = mem.recall("user", depth=1, limit=30, max_tokens=60)
+    assert 0 < len(cut.facts) < len(full.facts)
+    assert cut.tokens == count_tokens(cut.text) <= 60
+    assert [f.id for f in cut.facts] == [f.id for f in full.facts[: len(cut.facts)]]
+    assert full.tokens == count_tokens(full.text)
+    with pytest.raises(InvalidInput) as exc:
+        mem.recall("user", max_tokens=0)
+    assert exc.value.field == "max_tokens"
+
+
+def test_count_tokens_is_one_rule_for_every_script() -> None:
+    from trulymem.text.tokenize import count_tokens
+
+    assert count_tokens("") == 0
+    assert count_tokens("猫娘") == 2
+    assert count_tokens("internationalization") == 5  # 20 characters, 4 per token
+    assert count_tokens("a, b!") == 4
+
+
 def test_punctuation_only_intent_is_harmless(mem: TrulyMem) -> None:
     mem.commit([triplet("a", "r", "b")])
     assert mem.recall('"*" OR NEAR(').facts == []

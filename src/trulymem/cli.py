@@ -177,9 +177,10 @@ def _when(value: str | None, name: str) -> datetime | None:
 @click.option("--to", help="Only facts whose event time is at or before this ISO time.")
 @click.option("--include-invalid", is_flag=True, help="Also show corrected/forgotten facts.")
 @click.option("--preset", type=click.Choice(["fast", "balanced", "deep"]), default="balanced", show_default=True)
+@click.option("--max-tokens", type=int, help="Cut the result to fit this many tokens, best first.")
 @common
 def recall(ctx: Ctx, query: str, depth: int, limit: int, seeds: tuple[str, ...], as_of: str | None,
-           from_: str | None, to: str | None, include_invalid: bool, preset: str) -> None:
+           from_: str | None, to: str | None, include_invalid: bool, preset: str, max_tokens: int | None) -> None:
     """Recall memories for QUERY (comma/space separated intents; empty: persona and tasks)."""
     time_range = None
     if from_ or to:
@@ -187,7 +188,7 @@ def recall(ctx: Ctx, query: str, depth: int, limit: int, seeds: tuple[str, ...],
     with ctx.mem() as mem:
         res = mem.recall(query, depth=depth, limit=limit, seed_entities=list(seeds) or None,
                          as_of=_when(as_of, "as_of"), include_invalid=include_invalid, time_range=time_range,
-                         preset=preset)
+                         preset=preset, max_tokens=max_tokens)
     emit(ctx, res, lambda: out.print(res.text))
 
 

@@ -114,10 +114,12 @@ class TrulyMem:
 
     def recall(self, query_intent: str = "", *, depth: int = 2, seed_entities: list[str] | None = None,
                limit: int | None = None, time_range: dict[str, Any] | None = None, as_of: datetime | None = None,
-               include_invalid: bool = False, preset: str | None = None) -> RecallResult:
+               include_invalid: bool = False, preset: str | None = None,
+               max_tokens: int | None = None) -> RecallResult:
         return self.run("memory_recall", _args(  # type: ignore[return-value]
             query_intent=query_intent, depth=depth, seed_entities=seed_entities, limit=limit,
-            time_range=time_range, as_of=as_of, include_invalid=include_invalid, preset=preset))
+            time_range=time_range, as_of=as_of, include_invalid=include_invalid, preset=preset,
+            max_tokens=max_tokens))
 
     def purge(self, criteria: dict[str, Any], *, mode: str = "soft", replacement: dict[str, Any] | None = None,
               confirm: bool = False, dry_run: bool = False) -> PurgeResult:

@@ -22,6 +22,7 @@ from trulymem.recall.render import render_text
 from trulymem.store.base import FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.stopwords import content_terms
+from trulymem.text.tokenize import count_tokens
 
 TASK_INTENTS = {"tasknode", "task", "tasks", "task_chain", "taskchain", "working_memory", "workingmemory",
                 "工作记忆", "任务", "任务链"}
@@ -39,6 +40,7 @@ class RecallQuery:
     time_to: datetime | None = None
     as_of: datetime | None = None
     include_invalid: bool = False
+    max_tokens: int | None = None
 
 
 class RecalledNode(BaseModel):
@@ -81,6 +83,7 @@ class RecallResult(BaseModel):
     nodes: list[RecalledNode]
     facts: list[RecalledFact]
     text: str
+    tokens: int = Field(description="count_tokens(text): what the result costs in a context window")
 
 
 class _Collector:
@@ -238,7 +241,35 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         )
         for f in kept_facts
     ]
-    return RecallResult(query_intent=q.query_intent, nodes=rnodes, facts=rfacts, text=render_text(rnodes, rfacts))
+    if q.max_tokens is not None:
+        rnodes, rfacts = fit_budget(rnodes, rfacts, q.max_tokens)
+    text = render_text(rnodes, rfacts)
+    return RecallResult(query_intent=q.query_intent, nodes=rnodes, facts=rfacts, text=text, tokens=count_tokens(text))
+
+
+def fit_budget(nodes: list[RecalledNode], facts: list[RecalledFact],
+               max_tokens: int) -> tuple[list[RecalledNode], list[RecalledFact]]:
+    """The best-scored prefix of facts and episodes whose rendered text fits ``max_tokens``."""
+    items = sorted([(f.score, "f", i) for i, f in enumerate(facts)]
+                   + [(n.score, "n", i) for i, n in enumerate(nodes) if n.type == NodeType.EPISODE],
+                   key=lambda x: -x[0])
+    keep_f: list[int] = []
+    keep_n: list[int] = []
+    for _, kind, i in items:
+        trial_f, trial_n = (keep_f + [i], keep_n) if kind == "f" else (keep_f, keep_n + [i])
+        kept_nodes = _with_endpoints(nodes, [facts[j] for j in trial_f], trial_n)
+        if count_tokens(render_text(kept_nodes, [facts[j] for j in trial_f])) > max_tokens:
+            break
+        keep_f, keep_n = trial_f, trial_n
+    kept_facts = [facts[j] for j in keep_f]
+    return _with_endpoints(nodes, kept_facts, keep_n), kept_facts
+
+
+def _with_endpoints(nodes: list[RecalledNode], facts: list[RecalledFact], episodes: list[int]) -> list[RecalledNode]:
+    """Kept episodes plus the non-episode nodes the kept facts mention, in the original order."""
+    wanted = {f.subject_id for f in facts} | {f.object_id for f in facts} | {nodes[i].id for i in episodes}
+    return [n for n in nodes if n.id in wanted and (n.type != NodeType.EPISODE or n.id in
+                                                    {nodes[i].id for i in episodes})]
 
 
 def _load(store: Store, scope: Scope, ids: list[str], as_of: datetime | None) -> dict[str, Node]:

@@ -34,6 +34,8 @@ class RecallInput(ToolInput):
     time_range: TimeRange | None = Field(None, description="Only facts whose event time lies in this range.")
     as_of: UTCDatetime | None = Field(None, description="Recall what was valid at this past time.")
     include_invalid: bool = Field(False, description="Also return corrected/forgotten facts.")
+    max_tokens: int | None = Field(None, ge=1, le=100_000,
+                                   description="Cut the result so its text fits this many tokens (best first).")
     preset: str = Field("balanced", description="Retrieval preset: fast, balanced or deep.")
 
     @model_validator(mode="after")
@@ -49,7 +51,7 @@ def _recall(ctx: ToolContext, inp: RecallInput) -> RecallResult:
     q = RecallQuery(
         query_intent=inp.query_intent, depth=inp.depth, seed_entities=list(inp.seed_entities), limit=inp.limit,
         time_from=tr.start if tr else None, time_to=tr.end if tr else None,
-        as_of=inp.as_of, include_invalid=inp.include_invalid,
+        as_of=inp.as_of, include_invalid=inp.include_invalid, max_tokens=inp.max_tokens,
     )
     return recall(ctx.store, ctx.scope, q, ctx.now, PRESETS[inp.preset], embedder=ctx.embedder)
 
