@@ -217,3 +217,25 @@ def test_count_tokens_is_one_rule_for_every_script() -> None:
 def test_punctuation_only_intent_is_harmless(mem: TrulyMem) -> None:
     mem.commit([triplet("a", "r", "b")])
     assert mem.recall('"*" OR NEAR(').facts == []
+
+
+def test_a_time_named_in_the_query_boosts_what_happened_then(mem: TrulyMem) -> None:
+    mem.commit([triplet("user", "visited", "Rome", valid_at="2025-05-10T00:00:00Z"),
+                triplet("user", "visited", "Oslo", valid_at="2025-09-01T00:00:00Z")])
+    plain = mem.recall("visited", depth=0)
+    may = mem.recall("what did I visit in May 2025", depth=1)
+    assert [f.object for f in plain.facts][0] == "Oslo"  # newer first without a time hint
+    first = next(f for f in may.facts if f.relation == "visited")
+    assert first.object == "Rome" and "time:in may 2025" in first.why
+
+
+def test_time_expressions() -> None:
+    from trulymem.recall.timeref import time_range_in
+
+    now = datetime(2026, 3, 10, 15, 0, tzinfo=UTC)
+    cases = {"what did we do yesterday": (9, 3, 2026), "last May": (1, 5, 2025), "上周": (2, 3, 2026),
+             "2023年5月的事": (1, 5, 2023), "in 2023": (1, 1, 2023)}
+    for query, (day, month, year) in cases.items():
+        hit = time_range_in(query, now)
+        assert hit is not None and (hit[0].day, hit[0].month, hit[0].year) == (day, month, year), query
+    assert time_range_in("may I ask something", now) is None

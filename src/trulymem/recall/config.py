@@ -24,6 +24,7 @@ class RecallConfig:
     hop_decay: float = 0.6        # score multiplier per hop
     recency_half_life_days: float = 30.0
     pinned_boost: float = 1.5
+    time_boost: float = 1.5       # memories from a time the query names ("last May", "上周")
     speculation_penalty: float = 0.8
 
 

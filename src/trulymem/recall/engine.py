@@ -15,10 +15,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from trulymem.embed.base import Embedder
-from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope
+from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
+from trulymem.recall.timeref import time_range_in
 from trulymem.store.base import FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.stopwords import content_terms
@@ -212,6 +213,22 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 if src in front:
                     c.fact(f, c.node_score[src], hop, why)
                     c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, f"hop {hop + 1}")
+
+    # --- time named in the query: boost what happened then ---------------------
+    hint = None if (q.time_from or q.time_to) else time_range_in(q.query_intent, q.as_of or now)
+    if hint is not None:
+        start, end, words = hint
+        for fid, f in c.facts.items():
+            if start <= f.valid_at <= end:
+                c.fact_score[fid] *= cfg.time_boost
+                _add_why(c.fact_why, fid, f"time:{words}")
+        known.update(_load(store, user_scope, [n for n in c.node_score if n not in known], q.as_of))
+        for nid in c.node_score:
+            node = known.get(nid)
+            said_at = node.metadata.get("time") if node is not None else None
+            if isinstance(said_at, str) and start <= as_utc(datetime.fromisoformat(said_at)) <= end:
+                c.node_score[nid] *= cfg.time_boost
+                _add_why(c.node_why, nid, f"time:{words}")
 
     # --- rank and cut --------------------------------------------------------
     fact_ids = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))[: q.limit]
