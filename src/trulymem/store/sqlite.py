@@ -319,11 +319,13 @@ class SQLiteStore(VectorMixin, Store):
 
     def _index_nodes(self, ids: Sequence[str]) -> None:
         for chunk in _chunks(ids):
-            rows = self._q(f"SELECT rid, name, summary FROM nodes WHERE id IN ({_marks(len(chunk))})", chunk)
+            # metadata.context (e.g. an episode's neighbouring messages) is searchable too
+            rows = self._q(f"SELECT rid, name, summary, json_extract(metadata, '$.context') FROM nodes "
+                           f"WHERE id IN ({_marks(len(chunk))})", chunk)
             self._many("DELETE FROM nodes_fts WHERE rowid = ?", [(r[0],) for r in rows])
             self._many(
                 "INSERT INTO nodes_fts(rowid, doc) VALUES (?, ?)",
-                [(r[0], fts_document(r[1], r[2] or "")) for r in rows],
+                [(r[0], fts_document(r[1], r[2] or "", r[3] if isinstance(r[3], str) else "")) for r in rows],
             )
 
     def update_node(self, node_id: str, now: datetime, *, summary: str | None = None,
