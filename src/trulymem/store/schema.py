@@ -76,7 +76,9 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX facts_user_type ON facts(user_id, type) WHERE type IS NOT NULL;
         CREATE INDEX facts_user_source ON facts(user_id, source) WHERE source IS NOT NULL;
         CREATE INDEX facts_superseded_by ON facts(superseded_by) WHERE superseded_by IS NOT NULL;
-        CREATE VIRTUAL TABLE nodes_fts USING fts5(doc, tokenize='{FTS_TOKENIZER}');
+        -- doc: a node's own name and summary, ctx: text around it (an episode's neighbouring
+        -- messages), ranked at half weight
+        CREATE VIRTUAL TABLE nodes_fts USING fts5(doc, ctx, tokenize='{FTS_TOKENIZER}');
         CREATE VIRTUAL TABLE facts_fts USING fts5(doc, tokenize='{FTS_TOKENIZER}');
         """,
     ),
