@@ -89,16 +89,16 @@ def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
         episode = m.id or f"{session}#{when.isoformat()}#{i}"
         if name_key(episode) in existing:
             raise InvalidInput(f"message {episode!r} is already stored for this user", field=f"messages.{i}.id")
-        meta = {"type": "episode", "valid_at": when}
+        link = {"type": "episode", "valid_at": when}
         triplets = [
-            TripletIn(subject=m.speaker, relation="said", object=episode, object_type=NodeType.EPISODE, **meta),
+            TripletIn(subject=m.speaker, relation="said", object=episode, object_type=NodeType.EPISODE, **link),
             TripletIn(subject=episode, subject_type=NodeType.EPISODE, relation="in_session", object=session,
-                      **meta),
+                      **link),
         ]
         if session in previous:
-            triplets.append(TripletIn(subject=previous[session], relation="next_message", object=episode, **meta))
+            triplets.append(TripletIn(subject=previous[session], relation="next_message", object=episode, **link))
         for name in mentioned_names(m.text, speakers):
-            triplets.append(TripletIn(subject=episode, relation="mentions", object=name, **meta))
+            triplets.append(TripletIn(subject=episode, relation="mentions", object=name, **link))
             entities.add(name)
         turn = ctx.beside(scope.agent_id, scope.app_id)
         turn.scope = turn.scope.replace(session_id=session)
