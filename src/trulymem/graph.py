@@ -25,7 +25,7 @@ from trulymem.store.base import FactQuery, Store
 from trulymem.store.sqlite import SQLiteStore
 from trulymem.text import relation_key
 from trulymem.tools import ToolContext, ToolResult, call_tool, get_tool, run_tool
-from trulymem.tools.base import node_text, require_user
+from trulymem.tools.base import embed_nodes, require_user
 from trulymem.tools.commit import CommitResult
 from trulymem.tools.context import ContextRewriteResult
 from trulymem.tools.persona import PersonaResult
@@ -164,12 +164,10 @@ class TrulyMem:
         done = 0
         while True:
             with self.store.transaction():
-                nodes = self.store.nodes_without_vectors(batch)
-                if not nodes:
-                    return done
-                vecs = self.embedder.embed_passages([node_text(n) for n in nodes])
-                self.store.put_vectors([(n.id, v) for n, v in zip(nodes, vecs)])
-            done += len(nodes)
+                embedded = embed_nodes(self.store, self.embedder, self.store.nodes_without_vectors(batch))
+            if not embedded:
+                return done
+            done += embedded
             if progress is not None:
                 progress(done, total)
 

@@ -173,14 +173,18 @@ def node_text(node: Node) -> str:
     return f"{node.name}: {node.summary}" if node.summary else node.name
 
 
-def embed_dirty(store: Store, embedder: Embedder) -> int:
-    """Embed the nodes the current transaction created or changed; returns how many."""
-    nodes = store.dirty_nodes()
+def embed_nodes(store: Store, embedder: Embedder, nodes: list[Node]) -> int:
+    """Store ``embedder``'s vectors for ``nodes``; returns how many."""
     if nodes:
         store.set_embedding_model(embedder.name)
         vecs = embedder.embed_passages([node_text(n) for n in nodes])
         store.put_vectors([(n.id, v) for n, v in zip(nodes, vecs)])
     return len(nodes)
+
+
+def embed_dirty(store: Store, embedder: Embedder) -> int:
+    """Embed the nodes the current transaction created or changed; returns how many."""
+    return embed_nodes(store, embedder, store.dirty_nodes())
 
 
 @contextmanager
