@@ -41,6 +41,22 @@ def test_messages_become_linked_episodes(convo: TrulyMem) -> None:
     assert "said" not in res.text  # provenance links are not listed as facts
 
 
+def test_a_date_in_the_question_finds_what_was_said_that_day(db_path: Path) -> None:
+    mem = TrulyMem(db_path, user_id="conv", embedder="hashing")
+    days = ["2023-07-03", "2023-07-07", "2023-07-12", "2023-08-01"]
+    mem.run("memory_ingest", {"messages": [
+        {"speaker": "John", "text": f"Talked with the neighbours about our community, part {i}.", "id": f"D{i}:1",
+         "session": f"session_{i}", "timestamp": f"{day}T10:00:00"} for i, day in enumerate(days, 1)]})
+    res = mem.recall("What did John and the neighbours discuss on 7 July, 2023?", depth=0)
+    first = next(n for n in res.nodes if n.type == "EpisodeNode")
+    assert first.name == "D2:1" and "time:7 july, 2023" in first.why
+    res = mem.recall("what did John talk about the week before 12 July 2023", depth=0)
+    # 5 to 12 July: the 7th and the 12th itself (where "last week" would be told)
+    assert {n.name for n in res.nodes if n.type == "EpisodeNode"}.issuperset({"D2:1", "D3:1"})
+    boosted = {n.name for n in res.nodes if any(w.startswith("time:") for w in n.why)}
+    assert boosted == {"D2:1", "D3:1"}
+
+
 def test_bad_ingest_changes_nothing(convo: TrulyMem) -> None:
     before = snapshot(convo)
     for messages, field in (([], "messages"), ([{"speaker": "A", "text": ""}], "messages.0.text"),

@@ -67,8 +67,8 @@ def test_recall_floor_on_one_conversation() -> None:
     report = run_locomo(DEV, embedder=HashingEmbedder(), conversations=1)
     v = report["variants"]
     assert report["questions"] >= 150
-    # measured 77.1 / 77.1 / 76.6 / 89.3 with the hashing embedder; floors leave ~2 points
+    # measured 77.1 / 77.1 / 77.1 / 89.8 with the hashing embedder; floors leave ~2 points
     assert v["bm25"]["recall_at"][10] >= 75.0
     assert v["bm25+graph"]["recall_at"][10] >= 75.0
-    assert v["hybrid+graph"]["recall_at"][10] >= 74.5
-    assert v["hybrid+graph"]["recall_at"][50] >= 87.0
+    assert v["hybrid+graph"]["recall_at"][10] >= 75.0
+    assert v["hybrid+graph"]["recall_at"][50] >= 87.5

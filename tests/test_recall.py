@@ -234,8 +234,17 @@ def test_time_expressions() -> None:
 
     now = datetime(2026, 3, 10, 15, 0, tzinfo=UTC)
     cases = {"what did we do yesterday": (9, 3, 2026), "last May": (1, 5, 2025), "上周": (2, 3, 2026),
-             "2023年5月的事": (1, 5, 2023), "in 2023": (1, 1, 2023)}
+             "2023年5月的事": (1, 5, 2023), "in 2023": (1, 1, 2023), "on 7 July, 2023": (7, 7, 2023),
+             "what happened on 8th of December 2023": (8, 12, 2023), "August 3, 2023": (3, 8, 2023),
+             "on may 5": (5, 5, 2025), "notes from 2024-02-29": (29, 2, 2024), "2023年7月7日": (7, 7, 2023),
+             "the week before August 3, 2023": (27, 7, 2023), "the day after 3 May 2024": (3, 5, 2024),
+             "in July, 2023": (1, 7, 2023)}
     for query, (day, month, year) in cases.items():
         hit = time_range_in(query, now)
         assert hit is not None and (hit[0].day, hit[0].month, hit[0].year) == (day, month, year), query
     assert time_range_in("may I ask something", now) is None
+    assert time_range_in("may 5 people come", now) is None  # a bare month and number is no date
+    week = time_range_in("the week before August 3, 2023", now)
+    assert week is not None and (week[1].month, week[1].day) == (8, 3)  # the anchor day is included
+    bad = time_range_in("on 31 February 2023", now)  # not a day: the month is still named
+    assert bad is not None and (bad[0].day, bad[1].day) == (1, 28)

@@ -24,7 +24,9 @@ class RecallConfig:
     hop_decay: float = 0.6        # score multiplier per hop
     recency_half_life_days: float = 30.0
     pinned_boost: float = 1.5
-    time_boost: float = 1.5       # memories from a time the query names ("last May", "上周")
+    time_boost: float = 2.0       # memories from a time the query names ("last May", "上周")
+    time_seeds: int = 20          # full-text hits within that time taken as seeds (0: none)
+    time_weight: float = 0.5      # their ranking's weight in the fusion
     speculation_penalty: float = 0.8
 
 

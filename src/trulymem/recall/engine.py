@@ -158,11 +158,17 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     rankings: dict[str, list[str]] = {}
     if match and cfg.lexical:
         rankings["text"] = [nid for nid, _ in store.search_nodes(scope, match, cfg.seed_nodes)]
+    hint = None if (q.time_from or q.time_to) else time_range_in(q.query_intent, q.as_of or now)
+    if match and cfg.lexical and hint is not None and cfg.time_seeds:
+        # What was said at the time the query names, ranked by the same words: a date
+        # often carries more of the question than its words do ("on 7 July, 2023").
+        rankings["time"] = [nid for nid, _ in store.search_nodes(scope, match, cfg.time_seeds,
+                                                                 during=(hint[0], hint[1]))]
     if text_terms and cfg.vectors and embedder is not None:
         query_vec = embedder.embed_query(" ".join(text_terms))
         rankings["vector"] = [nid for nid, _ in store.vector_search(scope, query_vec, cfg.vector_seeds)]
-    fused = rrf(list(rankings.values()), cfg.fusion_k,
-                [cfg.vector_weight if name == "vector" else 1.0 for name in rankings])
+    weights = {"vector": cfg.vector_weight, "time": cfg.time_weight}
+    fused = rrf(list(rankings.values()), cfg.fusion_k, [weights.get(name, 1.0) for name in rankings])
     top = max(fused.values(), default=0.0)
     for nid, s in fused.items():
         how = "+".join(name for name, ranked in rankings.items() if nid in ranked)
@@ -215,7 +221,6 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                     c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, f"hop {hop + 1}")
 
     # --- time named in the query: boost what happened then ---------------------
-    hint = None if (q.time_from or q.time_to) else time_range_in(q.query_intent, q.as_of or now)
     if hint is not None:
         start, end, words = hint
         for fid, f in c.facts.items():

@@ -22,6 +22,37 @@ def _month(year: int, month: int) -> tuple[datetime, datetime, int]:
     return datetime(year, month, 1), datetime(year, month, calendar.monthrange(year, month)[1], 23, 59, 59), month
 
 
+_ORD = r"(?:st|nd|rd|th)?"
+_DAY_PATTERNS = (
+    # 7 July, 2023 · 8th of December 2023 · 25 may 2022
+    (re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH_RE})\b(?:,?\s*(\d{{4}}))?"), (3, 2, 1)),
+    # July 7, 2023 · on august 3rd  ("may 5 people" is not a date: a bare month-day needs "on")
+    (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?:,?\s*(\d{{4}}))"), (3, 1, 2)),
+    (re.compile(rf"\bon\s+({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b()"), (3, 1, 2)),
+    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), (1, 2, 3)),
+    (re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"), (1, 2, 3)),
+)
+_SHIFT = re.compile(r"(?:the\s+)?(day|week|weekend|month|year)\s+(before|after)\s+(?:on\s+)?$")
+
+
+def _named_day(q: str, now: datetime) -> tuple[datetime, str] | None:
+    """The first calendar day written out in ``q`` (midnight, naive) and its words. Without
+    a year it is the latest such day not after ``now``."""
+    for pattern, (yi, mi, di) in _DAY_PATTERNS:
+        for m in pattern.finditer(q):
+            month_word, day_no = m.group(mi), int(m.group(di))
+            month = _MONTHS[month_word] if month_word in _MONTHS else int(month_word)
+            year = int(m.group(yi)) if m.group(yi) else now.year
+            try:
+                date = datetime(year, month, day_no)
+                if not m.group(yi) and date.date() > now.date():
+                    date = date.replace(year=year - 1)
+            except ValueError:  # 31 February, 2023-13-40: not a day
+                continue
+            return date, m.group(0).strip()
+    return None
+
+
 def time_range_in(query: str, now: datetime) -> tuple[datetime, datetime, str] | None:
     """``(start, end, the words that named it)`` in ``now``'s timezone, or ``None``."""
     q = query.casefold()
@@ -50,7 +81,17 @@ def time_range_in(query: str, now: datetime) -> tuple[datetime, datetime, str] |
         if words in q:
             return (datetime(year, 1, 1, tzinfo=now.tzinfo), datetime(year, 12, 31, 23, 59, 59, tzinfo=now.tzinfo),
                     words)
-    m = re.search(rf"\b(last\s+|in\s+)?({_MONTH_RE})\b(?:\s+(\d{{4}}))?", q)
+    day = _named_day(q, now)
+    if day is not None:
+        date, words = day
+        shift = _SHIFT.search(q[: q.find(words)])
+        if shift:
+            # "the week before 3 August" includes the 3rd: that is when "last week" was talked about.
+            days = {"day": 1, "week": 7, "weekend": 7, "month": 31, "year": 366}[shift.group(1)]
+            start = date - timedelta(days=days) if shift.group(2) == "before" else date
+            return span(start, days + 1, shift.group(0) + words)
+        return span(date, 1, words)
+    m = re.search(rf"\b(last\s+|in\s+)?({_MONTH_RE})\b(?:,?\s+(\d{{4}}))?", q)
     if m:
         month = _MONTHS[m.group(2)]
         year = int(m.group(3)) if m.group(3) else now.year

@@ -161,9 +161,12 @@ class Store(ABC):
 
     # retrieval
     @abstractmethod
-    def search_nodes(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int) -> list[tuple[str, float]]:
+    def search_nodes(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *,
+                     during: tuple[datetime, datetime] | None = None) -> list[tuple[str, float]]:
         """Nodes whose name or summary contains any phrase (tokens from ``text.phrases``):
-        ``(node_id, score)`` best first, score > 0, higher is better."""
+        ``(node_id, score)`` best first, score > 0, higher is better. With ``during``,
+        only nodes whose event time (metadata ``time``, as ``memory_ingest`` writes it)
+        falls in ``[start, end]``."""
 
     @abstractmethod
     def search_facts(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *,

@@ -9,13 +9,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from trulymem.errors import Conflict, InvalidInput, StoreError
-from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, from_json, new_id, to_json
+from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc, from_json, new_id, to_json
 from trulymem.store.base import (
     CURRENT,
     FactQuery,
@@ -550,8 +550,24 @@ class SQLiteStore(VectorMixin, Store):
             (common if n > _COMMON else rare).append(p)
         return rare, common
 
-    def search_nodes(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int) -> list[tuple[str, float]]:
+    def search_nodes(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *,
+                     during: tuple[datetime, datetime] | None = None) -> list[tuple[str, float]]:
         where, params = _scope_sql(scope, "n")
+        if during is not None:
+            # Event times are ISO strings in UTC: compare at whole seconds, end exclusive.
+            start, end = (as_utc(t).replace(microsecond=0) for t in during)
+            where += " AND json_extract(n.metadata, '$.time') >= ? AND json_extract(n.metadata, '$.time') < ?"
+            params = [*params, start.isoformat(), (end + timedelta(seconds=1)).isoformat()]
+            match = fts_match(list(phrases))
+            if match is None:
+                return []
+            rows = self._q(
+                f"SELECT n.id, -bm25(nodes_fts, {_OWN_WEIGHT}, 1.0) AS score FROM nodes_fts "
+                f"JOIN nodes n ON n.rid = nodes_fts.rowid WHERE nodes_fts MATCH ? AND {where} "
+                "ORDER BY score DESC LIMIT ?",
+                (match, *params, limit),
+            )
+            return [(r[0], float(r[1])) for r in rows]
         rare, common = self._split_common("nodes_fts", phrases)
         if rare:
             # FTS5 rank is bm25 negated: more negative is better.
