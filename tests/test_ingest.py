@@ -57,6 +57,24 @@ def test_a_date_in_the_question_finds_what_was_said_that_day(db_path: Path) -> N
     assert boosted == {"D2:1", "D3:1"}
 
 
+def test_a_session_ingested_in_several_calls_is_one_chain(db_path: Path) -> None:
+    """An agent recording turn by turn gets the same links and context as one batch."""
+    msgs = [{"speaker": "AB"[i % 2], "text": f"message {i} about topic{i}", "id": f"D1:{i}", "session": "s1",
+             "timestamp": f"2023-01-01T10:0{i}:00"} for i in range(6)]
+    whole = TrulyMem(db_path, user_id="whole", embedder="hashing")
+    whole.run("memory_ingest", {"messages": msgs})
+    split = TrulyMem(db_path, user_id="split", embedder="hashing")
+    for m in msgs:
+        split.run("memory_ingest", {"messages": [m]})
+    for mem in (whole, split):
+        chain = [(f.subject, f.object) for i in range(5) for f in mem.history(f"D1:{i}", "next_message")]
+        assert chain == [(f"D1:{i}", f"D1:{i + 1}") for i in range(5)]
+    contexts = [{n.name: n.metadata["context"] for n in mem.recall("topic2", depth=0).nodes
+                 if n.type == "EpisodeNode"} for mem in (whole, split)]
+    assert contexts[0]["D1:2"] == contexts[1]["D1:2"] == (
+        "A: message 0 about topic0\nB: message 1 about topic1\nB: message 3 about topic3\nA: message 4 about topic4")
+
+
 def test_bad_ingest_changes_nothing(convo: TrulyMem) -> None:
     before = snapshot(convo)
     for messages, field in (([], "messages"), ([{"speaker": "A", "text": ""}], "messages.0.text"),

@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 from trulymem.errors import InvalidInput
-from trulymem.model import MAX_TEXT, NodeType, UTCDatetime
-from trulymem.store.base import NodeQuery
+from trulymem.model import MAX_TEXT, Node, NodeType, Scope, UTCDatetime
+from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
 from trulymem.text.stopwords import STOPWORDS
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
@@ -74,6 +74,18 @@ def mentioned_names(text: str, exclude: set[str]) -> list[str]:
     return list(out.values())
 
 
+def _latest_episodes(ctx: ToolContext, ns: Scope, session: str) -> list[Node]:
+    """The last ``CONTEXT_WINDOW`` episodes stored in ``session``, oldest first."""
+    node = ctx.store.nodes(NodeQuery(scope=ns, keys=[name_key(session)], limit=1))
+    if not node:
+        return []
+    links = ctx.store.facts(FactQuery(scope=ns, object_ids=[node[0].id], relation_keys=["in_session"],
+                                      newest_first=True, limit=CONTEXT_WINDOW))
+    ids = [f.subject_id for f in reversed(links)]
+    by_id = {n.id: n for n in ctx.store.nodes(NodeQuery(scope=ns, ids=ids, types=[NodeType.EPISODE]))}
+    return [by_id[i] for i in ids if i in by_id]
+
+
 def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
     scope = ctx.scope.writable()
     ns = scope.namespace()
@@ -81,9 +93,15 @@ def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
         scope=ns, keys=[name_key(m.id) for m in inp.messages if m.id], types=[NodeType.EPISODE]))}
     speakers = {name_key(m.speaker) for m in inp.messages}
     episodes, entities = [], set()
-    previous: dict[str, str] = {}  # session -> its latest episode name in this batch
+    previous: dict[str, str] = {}  # session -> its latest episode name
     # session -> its latest episodes as (node id, summary, metadata), newest last
     recent: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
+    for session in dict.fromkeys(m.session or scope.session_id or "session" for m in inp.messages):
+        # A session ingested over several calls continues where the last one stopped.
+        stored = _latest_episodes(ctx, ns, session)
+        if stored:
+            recent[session] = [(n.id, n.summary or "", dict(n.metadata)) for n in stored]
+            previous[session] = stored[-1].name
     total = 0
     for i, m in enumerate(inp.messages):
         when: datetime = m.timestamp or ctx.now
