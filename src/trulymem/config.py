@@ -1,8 +1,12 @@
 """One settings object shared by the library, the CLI and (later) the servers.
 
 Precedence, highest first: explicit arguments, environment (``TRULYMEM_DB``,
-``TRULYMEM_USER``, ``TRULYMEM_AGENT``, ``TRULYMEM_APP``), the config file
-(``TRULYMEM_CONFIG`` or ``<user config dir>/trulymem/config.toml``), defaults.
+``TRULYMEM_USER``, ``TRULYMEM_AGENT``, ``TRULYMEM_APP``, ``TRULYMEM_EMBEDDER``,
+``TRULYMEM_LLM_MODEL``, ``TRULYMEM_LLM_BASE_URL``, ``TRULYMEM_LLM_API_KEY``,
+``TRULYMEM_LLM_TIMEOUT``, ``TRULYMEM_LLM_RETRIES``; the chat settings also fall
+back to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``), the config file
+(``TRULYMEM_CONFIG`` or ``<user config dir>/trulymem/config.toml``, the same
+names in lower case), defaults.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from trulymem.errors import ConfigError, InvalidInput
 from trulymem.model import check_identifier
 
 DEFAULT_USER = "default"
-_KEYS = ("db", "user", "agent", "app", "embedder")
+_KEYS = ("db", "user", "agent", "app", "embedder", "llm_model", "llm_base_url", "llm_api_key", "llm_timeout",
+         "llm_retries")
+_NUMBERS = ("llm_timeout", "llm_retries")
 
 
 def default_db_path() -> Path:
@@ -44,9 +50,40 @@ def read_config_file(path: Path) -> dict[str, str]:
     if unknown:
         raise ConfigError(f"unknown setting {unknown[0]!r} in {path}; known: {', '.join(_KEYS)}")
     for k, v in data.items():
-        if not isinstance(v, str):
+        if k in _NUMBERS and isinstance(v, int | float) and not isinstance(v, bool):
+            data[k] = str(v)
+        elif not isinstance(v, str):
             raise ConfigError(f"setting {k!r} in {path} must be a string")
     return dict(data)
+
+
+def _number(value: str | None, name: str, default: float, *, low: float, high: float) -> float:
+    if value is None:
+        return default
+    try:
+        n = float(value)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, not {value!r}") from None
+    if not low <= n <= high:
+        raise ConfigError(f"{name} must be between {low:g} and {high:g}, not {value}")
+    return n
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """Where the chat model is. ``model`` unset means no LLM is configured."""
+
+    model: str | None = None
+    base_url: str | None = None  # None: api.openai.com
+    api_key: str | None = None
+    timeout: float = 60.0
+    retries: int = 3
+
+    HELP = ("No chat model is configured. Point trulymem at any OpenAI-compatible server, e.g.\n"
+            "  export TRULYMEM_LLM_MODEL=gpt-4o-mini TRULYMEM_LLM_API_KEY=sk-...            # OpenAI\n"
+            "  export TRULYMEM_LLM_BASE_URL=http://localhost:11434/v1 TRULYMEM_LLM_MODEL=qwen2.5  # Ollama\n"
+            "or pass --model/--base-url/--api-key, or put llm_model/llm_base_url/llm_api_key in the config "
+            "file.")
 
 
 @dataclass(frozen=True)
@@ -56,6 +93,7 @@ class Settings:
     agent: str | None = None
     app: str | None = None
     embedder: str = "auto"  # "none" for no vectors
+    llm: LLMSettings = LLMSettings()
 
     @classmethod
     def load(
@@ -66,6 +104,9 @@ class Settings:
         agent: str | None = None,
         app: str | None = None,
         embedder: str | None = None,
+        llm_model: str | None = None,
+        llm_base_url: str | None = None,
+        llm_api_key: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> Settings:
         env = os.environ if env is None else env
@@ -87,4 +128,11 @@ class Settings:
             agent=check_identifier(pick(agent, "agent"), "agent_id"),
             app=check_identifier(pick(app, "app"), "app_id"),
             embedder=pick(embedder, "embedder") or "auto",
+            llm=LLMSettings(
+                model=pick(llm_model, "llm_model"),
+                base_url=pick(llm_base_url, "llm_base_url") or env.get("OPENAI_BASE_URL") or None,
+                api_key=pick(llm_api_key, "llm_api_key") or env.get("OPENAI_API_KEY") or None,
+                timeout=_number(pick(None, "llm_timeout"), "llm_timeout", 60.0, low=0.1, high=3600),
+                retries=int(_number(pick(None, "llm_retries"), "llm_retries", 3, low=0, high=20)),
+            ),
         )

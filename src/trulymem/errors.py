@@ -5,6 +5,7 @@
      ├── NotFound (KeyError)         a user, task, fact or node that does not exist
      ├── Conflict                    the request contradicts stored state (e.g. task exists)
      ├── ConfigError                 settings or config file cannot be used
+     ├── LLMError                    the language model endpoint failed or refused
      └── StoreError                  the storage backend failed
           └── SchemaError            the database schema is newer or broken
 
@@ -49,6 +50,13 @@ class Conflict(TrulyMemError):
 
 class ConfigError(TrulyMemError):
     code = "config_error"
+
+
+class LLMError(TrulyMemError):
+    """A chat model call failed: bad key, unknown model, unreachable server, or
+    retries used up. ``field`` names the setting to look at when there is one."""
+
+    code = "llm_error"
 
 
 class StoreError(TrulyMemError):

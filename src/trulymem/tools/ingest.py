@@ -74,13 +74,13 @@ def mentioned_names(text: str, exclude: set[str]) -> list[str]:
     return list(out.values())
 
 
-def _latest_episodes(ctx: ToolContext, ns: Scope, session: str) -> list[Node]:
-    """The last ``CONTEXT_WINDOW`` episodes stored in ``session``, oldest first."""
+def latest_episodes(ctx: ToolContext, ns: Scope, session: str, n: int = CONTEXT_WINDOW) -> list[Node]:
+    """The last ``n`` episodes stored in ``session``, oldest first."""
     node = ctx.store.nodes(NodeQuery(scope=ns, keys=[name_key(session)], limit=1))
     if not node:
         return []
     links = ctx.store.facts(FactQuery(scope=ns, object_ids=[node[0].id], relation_keys=["in_session"],
-                                      newest_first=True, limit=CONTEXT_WINDOW))
+                                      newest_first=True, limit=n))
     ids = [f.subject_id for f in reversed(links)]
     by_id = {n.id: n for n in ctx.store.nodes(NodeQuery(scope=ns, ids=ids, types=[NodeType.EPISODE]))}
     return [by_id[i] for i in ids if i in by_id]
@@ -98,7 +98,7 @@ def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
     recent: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
     for session in dict.fromkeys(m.session or scope.session_id or "session" for m in inp.messages):
         # A session ingested over several calls continues where the last one stopped.
-        stored = _latest_episodes(ctx, ns, session)
+        stored = latest_episodes(ctx, ns, session)
         if stored:
             recent[session] = [(n.id, n.summary or "", dict(n.metadata)) for n in stored]
             previous[session] = stored[-1].name
