@@ -37,14 +37,14 @@ class ScriptedServer:
     @property
     def base_url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host!s}:{port}/v1" if isinstance(host, str) else f"http://127.0.0.1:{port}/v1"
 
     @property
     def requests(self) -> list[dict[str, Any]]:
         return self.script.requests
 
     def start(self) -> ScriptedServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="scripted-llm", daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), name="scripted-llm", daemon=True)
         self._thread.start()
         return self
 
