@@ -282,3 +282,56 @@ def test_bad_input_and_configuration(db_path: Path) -> None:
         get_llm(LLMSettings())
     with pytest.raises(ConfigError, match="API key"):
         get_llm(LLMSettings(model="gpt-4o-mini"))
+
+
+def _chat_env(monkeypatch: pytest.MonkeyPatch, srv: ScriptedServer) -> None:
+    monkeypatch.setenv("TRULYMEM_LLM_MODEL", MODEL)
+    monkeypatch.setenv("TRULYMEM_LLM_BASE_URL", srv.base_url)
+    monkeypatch.setenv("TRULYMEM_LLM_API_KEY", KEY)
+
+
+def test_cli_chat_one_shot_and_json(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from trulymem.cli import main
+
+    steps = [tools(call("memory_commit", triplets=[{"subject": "user", "relation": "likes", "object": "jazz"}])),
+             "Jazz, noted~", lambda m: "You like jazz." if "jazz" in m[0]["content"] else "No idea."]
+    with ScriptedServer(steps, model=MODEL, api_key=KEY) as srv:
+        _chat_env(monkeypatch, srv)
+        runner = CliRunner()
+        r = runner.invoke(main, ["chat", "-m", "I like jazz", "--db", str(db_path), "--persona", '{"role": "cat"}'])
+        assert r.exit_code == 0, r.output
+        assert "AI> Jazz, noted~" in r.output and "memory_commit" in r.output and "1 facts" in r.output
+        r = runner.invoke(main, ["chat", "-m", "What music do I like?", "--db", str(db_path), "--json"])
+        data = json.loads(r.output)
+        assert data["reply"] == "You like jazz." and data["trace"]["llm_calls"] == 1
+        assert data["trace"]["recalled"]["persona"] == {"role": "cat"}
+
+
+def test_cli_chat_interactive_commands(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from trulymem.cli import main
+
+    steps = [tools(call("memory_commit", triplets=[{"subject": "user", "relation": "likes", "object": "jazz"}]),
+                   call("task_create", task_id="Task_music", description="Talk about music")), "Noted."]
+    with ScriptedServer(steps, model=MODEL, api_key=KEY) as srv:
+        _chat_env(monkeypatch, srv)
+        typed = "I like jazz\n/tasks\n/recall jazz\n/persona\n/forget user likes\ny\n/recall jazz\n/bogus\n/quit\n"
+        r = CliRunner().invoke(main, ["chat", "--db", str(db_path), "--no-stream"], input=typed)
+    assert r.exit_code == 0, r.output
+    assert "AI> Noted." in r.output and "Task_music [in_progress] Talk about music" in r.output
+    assert "user likes jazz" in r.output and "(no persona stored)" in r.output
+    assert "Forgot 1 facts." in r.output and "/forget SUBJECT [RELATION]" in r.output  # /bogus shows help
+    with TrulyMem(db_path, user_id="default") as mem:
+        assert [f.invalid_at is not None for f in mem.history("user", "likes")] == [True]  # kept in history
+
+
+def test_cli_chat_without_a_model_says_how_to_configure(db_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from trulymem.cli import main
+
+    r = CliRunner().invoke(main, ["chat", "-m", "hi", "--db", str(db_path)])
+    assert r.exit_code == 2 and "TRULYMEM_LLM_MODEL" in r.output and "Ollama" in r.output

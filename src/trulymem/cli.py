@@ -511,5 +511,7 @@ def _explicit_db() -> bool:
     return src is not None and src.name == "COMMANDLINE"
 
 
+from trulymem import cli_chat  # noqa: E402,F401  (registers `chat`; it imports this module)
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,164 @@
+"""``trulymem chat``: talk to an agent whose only memory is the graph."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+import sys
+from datetime import UTC, datetime
+
+import click
+
+from trulymem.agent import Agent, TurnTrace
+from trulymem.cli import Ctx, _json_arg, common, err, main, out
+from trulymem.config import LLMSettings
+from trulymem.errors import InvalidInput, TrulyMemError
+from trulymem.graph import TrulyMem
+from trulymem.llm import get_llm
+
+HELP = """Commands:
+  /recall [QUERY]            what memory returns for QUERY (default: the task chain)
+  /persona                   the stored persona
+  /tasks                     the task chain with states
+  /forget SUBJECT [RELATION] forget facts (shown first, asked; kept in history)
+  /help                      this list
+  /quit                      leave (also Ctrl-D)"""
+
+
+def describe(trace: TurnTrace) -> str:
+    """One compact line of what memory did this turn."""
+    r = trace.recalled
+    bits = [f"recalled persona({len(r.get('persona') or {})}) chain({len(r.get('tasks') or [])})"]
+    if r.get("memories"):
+        bits[0] += f" memories({len(str(r['memories']).splitlines())} lines)"
+    if r.get("history_reference"):
+        bits[0] += f" deep:{r['history_reference']!r}"
+    calls = [t.name + ("" if t.ok else "✗") for t in trace.tools]
+    if calls:
+        bits.append("tools " + ", ".join(calls))
+    w = trace.written
+    wrote = [f"{len(w['facts'])} facts"] if w["facts"] else []
+    wrote += [f"task {t}" for t in w["tasks"]] + w["states"]
+    if wrote:
+        bits.append("wrote " + "; ".join(wrote))
+    bits.append(f"turn → {trace.task}")
+    bits.append(f"{trace.llm_calls} LLM call{'s' if trace.llm_calls != 1 else ''}, "
+                f"{trace.tokens_in}→{trace.tokens_out} tokens, memory {trace.latency_ms.get('memory', 0):.0f} ms")
+    return "  ⋯ " + " · ".join(bits) + "".join(f"\n  ! {x}" for x in trace.warnings)
+
+
+@main.command()
+@click.option("-m", "--message", help="Send one message, print the reply and exit.")
+@click.option("--model", help="Chat model name [env TRULYMEM_LLM_MODEL].")
+@click.option("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 "
+                                 "[env TRULYMEM_LLM_BASE_URL, default api.openai.com].")
+@click.option("--api-key", help="API key [env TRULYMEM_LLM_API_KEY or OPENAI_API_KEY].")
+@click.option("--persona", help='Default persona as JSON, e.g. \'{"role": "catgirl"}\' (a stored one wins).')
+@click.option("--no-stream", is_flag=True, help="Print replies whole instead of as they arrive.")
+@click.option("--quiet", is_flag=True, help="Do not show memory operations.")
+@common
+def chat(ctx: Ctx, message: str | None, model: str | None, base_url: str | None, api_key: str | None,
+         persona: str | None, no_stream: bool, quiet: bool) -> None:
+    """Chat with an agent that remembers through the graph only (no message history).
+
+    Each turn recalls the persona and the task chain in code, lets the model use
+    the memory tools, and records the turn in the chain."""
+    s = ctx.settings.llm
+    settings = dataclasses.replace(s, model=model or s.model, base_url=base_url or s.base_url,
+                                   api_key=api_key or s.api_key)
+    if not settings.model:
+        err.print(LLMSettings.HELP, markup=False)
+        sys.exit(2)
+    llm = get_llm(settings)
+    attrs = _json_arg(persona, "persona") or None
+    session = ctx.session or "chat-" + datetime.now(UTC).strftime("%Y%m%d")
+    with ctx.mem() as mem:
+        agent = Agent(mem, llm, persona=attrs, session_id=session)
+        if message is not None:
+            _one_turn(ctx, agent, message, stream=not no_stream and not ctx.as_json, quiet=quiet)
+            return
+        out.print(f"trulymem chat · model {llm.model} · user {mem.scope.user_id} · /help for commands")
+        while True:
+            try:
+                text = click.prompt("you", prompt_suffix="> ", default="", show_default=False)
+            except (EOFError, click.Abort):
+                out.print("")
+                return
+            if not text.strip():
+                continue
+            if text.startswith("/"):
+                if _command(agent, text):
+                    return
+                continue
+            try:
+                _one_turn(ctx, agent, text, stream=not no_stream, quiet=quiet)
+            except TrulyMemError as exc:  # a failed turn is reported; the session goes on
+                err.print(f"Error: {exc}", markup=False)
+
+
+def _one_turn(ctx: Ctx, agent: Agent, text: str, *, stream: bool, quiet: bool) -> None:
+    if ctx.as_json:
+        res = agent.turn(text)
+        click.echo(json.dumps({"reply": res.reply, "trace": res.trace.model_dump(mode="json")},
+                              ensure_ascii=False, indent=2))
+        return
+    if stream:
+        sys.stdout.write("AI> ")
+        res = agent.turn(text, on_text=_write)
+        sys.stdout.write("\n")
+    else:
+        res = agent.turn(text)
+        out.print(f"AI> {res.reply}")
+    if not quiet:
+        err.print(describe(res.trace), markup=False, style="dim")
+
+
+def _write(piece: str) -> None:
+    sys.stdout.write(piece)
+    sys.stdout.flush()
+
+
+def _command(agent: Agent, line: str) -> bool:
+    """Run a slash command; True means quit."""
+    try:
+        parts = shlex.split(line[1:])
+    except ValueError as exc:
+        err.print(f"Error: {exc}", markup=False)
+        return False
+    name, args = (parts[0].lower(), parts[1:]) if parts else ("help", [])
+    mem: TrulyMem = agent.memory
+    try:
+        if name in ("quit", "exit", "q"):
+            return True
+        if name == "recall":
+            res = mem.recall(" ".join(args) or "TaskNode,working_memory,task_chain", depth=2)
+            out.print(res.text)
+        elif name == "persona":
+            attrs = mem.persona_get().attributes
+            out.print("\n".join(f"{k}: {v}" for k, v in attrs.items()) or "(no persona stored)")
+        elif name == "tasks":
+            tasks = mem.task_list().tasks
+            out.print("\n".join(f"{t.task_id} [{t.state}] {t.description or ''}" for t in tasks) or "(no tasks)")
+        elif name == "forget":
+            _forget(mem, args)
+        else:
+            out.print(HELP)
+    except TrulyMemError as exc:
+        err.print(f"Error: {exc}", markup=False)
+    return False
+
+
+def _forget(mem: TrulyMem, args: list[str]) -> None:
+    if not args or len(args) > 2:
+        raise InvalidInput("usage: /forget SUBJECT [RELATION]", field="forget")
+    criteria = {"subject": args[0], **({"relation": args[1]} if len(args) > 1 else {})}
+    preview = mem.purge(criteria, dry_run=True)
+    if not preview.matched:
+        out.print("Nothing matches.")
+        return
+    for f in preview.matched:
+        out.print(f"  {f.text}")
+    if click.confirm(f"Forget these {len(preview.matched)} facts? (they stay in history)", default=False):
+        done = mem.purge(criteria)
+        out.print(f"Forgot {len(done.matched)} facts.")
