@@ -117,9 +117,9 @@ class Agent:
         t_start = time.perf_counter()
         trace = TurnTrace(turn_id=new_id(), user=text)
         recalled = recall_context(self.memory, self._ctx(), text, self.session, self.budget)
-        trace.recalled = _recalled_summary(recalled)
         messages: list[Message] = [{"role": "system", "content": system_prompt(recalled, self.identity)},
                                    {"role": "user", "content": text}]
+        trace.recalled = _recalled_summary(recalled)
         state = _Loop(messages=messages)
         reply = self._loop(state, text, trace, on_text)
         t_rec = time.perf_counter()

@@ -243,7 +243,8 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
                 target = copy.deepcopy(defs[node["$ref"].rsplit("/", 1)[-1]])
                 extra = {k: v for k, v in node.items() if k != "$ref"}
                 return walk({**target, **extra})
-            return {k: walk(v) for k, v in node.items()}
+            # pydantic's "title"s repeat the property names: tokens every model call pays for.
+            return {k: walk(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
         if isinstance(node, list):
             return [walk(v) for v in node]
         return node
