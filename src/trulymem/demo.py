@@ -20,7 +20,8 @@ from trulymem.agent import Agent, TurnTrace
 from trulymem.graph import TrulyMem
 from trulymem.llm import Message, ScriptedLLM
 
-PERSONA = {"role": "catgirl", "character": "cheerful", "tone": "playful", "speaking_style": "ends sentences with ~"}
+PERSONA: dict[str, str | list[str]] = {"role": "catgirl", "character": "cheerful", "tone": "playful",
+                                       "speaking_style": "ends sentences with ~"}
 USER_TURNS = [
     "Let's play idiom chain! I'll start: 为所欲为",
     "Nagato Yuki",
