@@ -278,6 +278,9 @@ def test_bad_input_and_configuration(db_path: Path) -> None:
         with pytest.raises(LLMError):  # the script is empty: like a dead server, and nothing is recorded
             agent.turn("hello")
         assert not agent.memory.task_list().tasks
+    for bad in ({"max_iterations": 0}, {"per_family": {"reads": 2}}, {"per_family": {"read": -1}}):
+        with pytest.raises(InvalidInput):
+            Limits(**bad)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="TRULYMEM_LLM_MODEL"):
         get_llm(LLMSettings())
     with pytest.raises(ConfigError, match="API key"):

@@ -39,6 +39,16 @@ class Limits:
     per_family: dict[str, int] = field(default_factory=lambda: {"read": 6, "write": 10, "rewrite": 2})
     max_iterations: int = 6  # model round trips per turn; the last one is offered no tools
 
+    def __post_init__(self) -> None:
+        if self.max_iterations < 1:
+            raise InvalidInput("must be at least 1", field="max_iterations")
+        unknown = set(self.per_family) - set(FAMILIES)
+        if unknown:
+            raise InvalidInput(f"unknown tool families {sorted(unknown)}; known: {sorted(FAMILIES)}",
+                               field="per_family")
+        if any(n < 0 for n in self.per_family.values()):
+            raise InvalidInput("limits must be 0 or more", field="per_family")
+
 
 class ToolTrace(BaseModel):
     name: str
