@@ -46,6 +46,7 @@ def read_config_file(path: Path) -> dict[str, str]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+    data.pop("retention", None)  # a table, read by trulymem.dream.policy
     unknown = sorted(set(data) - set(_KEYS))
     if unknown:
         raise ConfigError(f"unknown setting {unknown[0]!r} in {path}; known: {', '.join(_KEYS)}")

@@ -88,6 +88,31 @@ class NodeQuery:
 
 
 @dataclass
+class Change:
+    """One row a run touched: ``created`` rows are removed on undo, ``changed`` rows get
+    ``before`` back. ``before``/``after`` are ``export_rows`` dicts (``after`` lets undo
+    check that nothing changed the row since)."""
+
+    record: Literal["fact", "node"]
+    item_id: str
+    action: Literal["created", "changed"]
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+
+
+@dataclass
+class Run:
+    id: str
+    kind: str
+    user_id: str
+    agent_id: str | None
+    app_id: str | None
+    created_at: datetime
+    undone_at: datetime | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Stats:
     nodes_by_type: dict[str, int] = field(default_factory=dict)
     facts_by_kind: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -214,6 +239,40 @@ class Store(ABC):
     @abstractmethod
     def vector_search(self, scope: Scope, query: Any, limit: int) -> list[tuple[str, float]]:
         """``(node_id, cosine)`` of the scope's nodes nearest to ``query``, best first."""
+
+    @abstractmethod
+    def list_facts(self, query: FactQuery, after: str | None, limit: int) -> tuple[list[Fact], str | None]:
+        """Facts matching ``query`` in the order they were stored, ``limit`` at a time:
+        ``(facts, cursor)``; pass the cursor back for the next ones (``None`` at the end).
+        The cursor is opaque; ``newest_first`` and ``limit`` of the query are ignored."""
+
+    @abstractmethod
+    def restore_rows(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Put existing facts and nodes back exactly as in these ``export_rows`` dicts
+        (in place: their order in exports does not change)."""
+
+    # journaled runs and locks
+    @abstractmethod
+    def save_run(self, run: Run, changes: Sequence[Change]) -> None: ...
+
+    @abstractmethod
+    def runs(self, user_id: str, kind: str, limit: int = 20) -> list[Run]:
+        """Newest first."""
+
+    @abstractmethod
+    def run_changes(self, run_id: str) -> list[Change]:
+        """In the order they were made."""
+
+    @abstractmethod
+    def mark_run_undone(self, run_id: str, at: datetime) -> None: ...
+
+    @abstractmethod
+    def try_lock(self, name: str, owner: str, now: datetime, ttl_s: float) -> str | None:
+        """Take the lock unless another owner holds an unexpired one; returns that owner
+        (refused) or ``None`` (taken). Runs in its own transaction."""
+
+    @abstractmethod
+    def unlock(self, name: str, owner: str) -> None: ...
 
     # bookkeeping
     @abstractmethod

@@ -96,6 +96,42 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX node_vectors_user ON node_vectors(user_id);
         """,
     ),
+    (
+        3,
+        "journaled runs and locks",
+        """
+        -- a batch of changes made as one unit (a dream), with every touched row's prior
+        -- state, so it can be undone exactly
+        CREATE TABLE runs(
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL DEFAULT '',
+            app_id TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            undone_at TEXT,
+            summary TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX runs_scope ON runs(user_id, kind, created_at);
+        CREATE TABLE run_changes(
+            run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            record TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            action TEXT NOT NULL,
+            before TEXT,
+            after TEXT,
+            PRIMARY KEY(run_id, seq)
+        );
+        -- advisory locks with an expiry: a crashed holder does not block forever
+        CREATE TABLE locks(
+            name TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            acquired_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL
+        );
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -18,9 +18,11 @@ from trulymem.errors import Conflict, InvalidInput, StoreError
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc, from_json, new_id, to_json
 from trulymem.store.base import (
     CURRENT,
+    Change,
     FactQuery,
     NodeQuery,
     NodeSpec,
+    Run,
     Stats,
     Store,
     When,
@@ -628,6 +630,86 @@ class SQLiteStore(VectorMixin, Store):
                         if r[0] not in out:
                             out[r[0]] = _row_to_fact(r)
         return list(out.values())
+
+    def list_facts(self, query: FactQuery, after: str | None, limit: int) -> tuple[list[Fact], str | None]:
+        built = self._fact_where(query)
+        if built is None:
+            return [], None
+        where, params = built
+        if after is not None:
+            if not after.isdigit():
+                raise InvalidInput("is not a cursor this listing returned", field="cursor")
+            where += " AND f.rid > ?"
+            params.append(int(after))
+        rows = self._q(f"SELECT {_FACT_COLS}, f.rid FROM {_FACT_FROM} WHERE {where} ORDER BY f.rid LIMIT ?",
+                       [*params, limit + 1])
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return [_row_to_fact(r) for r in rows], (str(rows[-1][-1]) if more and rows else None)
+
+    def restore_rows(self, rows: Sequence[dict[str, Any]]) -> None:
+        stamp = _Stamps()
+        nodes = [from_json(Node, {k: v for k, v in r.items() if k != "record"}) for r in rows if r["record"] == "node"]
+        self._many(
+            "UPDATE nodes SET name = ?, key = ?, type = ?, summary = ?, metadata = ?, created_at = ?, updated_at = ? "
+            "WHERE id = ?",
+            [(n.name, n.key, n.type, n.summary, _json(n.metadata), ts(n.created_at), ts(n.updated_at), n.id)
+             for n in nodes],
+        )
+        self._index_nodes([n.id for n in nodes])
+        self._tx_dirty.update(self._rids([n.id for n in nodes]).values())
+        facts = [from_json(Fact, {k: v for k, v in r.items() if k != "record"}) for r in rows if r["record"] == "fact"]
+        self._many(
+            "UPDATE facts SET session_id = ?, relation = ?, relation_key = ?, kind = ?, confidence = ?, speculation = ?, "
+            "pinned = ?, type = ?, source = ?, metadata = ?, turn_id = ?, message_ids = ?, mention_count = ?, "
+            "created_at = ?, updated_at = ?, valid_at = ?, invalid_at = ?, superseded_by = ? WHERE id = ?",
+            [(f.session_id or "", f.relation, relation_key(f.relation), f.kind.value, f.confidence, int(f.speculation),
+              int(f.pinned), f.type, f.source, _json(f.metadata), f.turn_id, _json(f.message_ids), f.mention_count,
+              stamp(f.created_at), stamp(f.updated_at), stamp(f.valid_at),
+              stamp(f.invalid_at) if f.invalid_at else None, f.superseded_by, f.id) for f in facts],
+        )
+        self._many("UPDATE facts_fts SET doc = ? WHERE rowid = (SELECT rid FROM facts WHERE id = ?)",
+                   [(_fact_doc(f.relation, f.type, f.kind.value), f.id) for f in facts])
+
+    # --- journaled runs and locks ----------------------------------------------
+    def save_run(self, run: Run, changes: Sequence[Change]) -> None:
+        self._q("INSERT INTO runs(id, kind, user_id, agent_id, app_id, created_at, undone_at, summary) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                (run.id, run.kind, run.user_id, run.agent_id or "", run.app_id or "", ts(run.created_at),
+                 ts(run.undone_at) if run.undone_at else None, _json(run.summary)))
+        self._many("INSERT INTO run_changes(run_id, seq, record, item_id, action, before, after) "
+                   "VALUES (?,?,?,?,?,?,?)",
+                   [(run.id, i, c.record, c.item_id, c.action, None if c.before is None else _json(c.before),
+                     None if c.after is None else _json(c.after)) for i, c in enumerate(changes)])
+
+    def runs(self, user_id: str, kind: str, limit: int = 20) -> list[Run]:
+        rows = self._q("SELECT id, kind, user_id, agent_id, app_id, created_at, undone_at, summary FROM runs "
+                       "WHERE user_id = ? AND kind = ? ORDER BY created_at DESC, id DESC LIMIT ?",
+                       (user_id, kind, limit))
+        return [Run(id=r[0], kind=r[1], user_id=r[2], agent_id=_opt(r[3]), app_id=_opt(r[4]), created_at=_dt(r[5]),
+                    undone_at=_dt(r[6]) if r[6] else None, summary=_load(r[7])) for r in rows]
+
+    def run_changes(self, run_id: str) -> list[Change]:
+        rows = self._q("SELECT record, item_id, action, before, after FROM run_changes WHERE run_id = ? ORDER BY seq",
+                       (run_id,))
+        return [Change(record=r[0], item_id=r[1], action=r[2], before=_load(r[3]) if r[3] else None,
+                       after=_load(r[4]) if r[4] else None) for r in rows]
+
+    def mark_run_undone(self, run_id: str, at: datetime) -> None:
+        self._q("UPDATE runs SET undone_at = ? WHERE id = ?", (ts(at), run_id))
+
+    def try_lock(self, name: str, owner: str, now: datetime, ttl_s: float) -> str | None:
+        with self.transaction():
+            row = self._q("SELECT owner, expires_at FROM locks WHERE name = ?", (name,))
+            if row and row[0][0] != owner and row[0][1] > ts(now):
+                return str(row[0][0])
+            self._q("INSERT OR REPLACE INTO locks(name, owner, acquired_at, expires_at) VALUES (?, ?, ?, ?)",
+                    (name, owner, ts(now), ts(now + timedelta(seconds=ttl_s))))
+            return None
+
+    def unlock(self, name: str, owner: str) -> None:
+        with self.transaction():
+            self._q("DELETE FROM locks WHERE name = ? AND owner = ?", (name, owner))
 
     # --- bookkeeping --------------------------------------------------------
     def stats(self, scope: Scope) -> Stats:

@@ -1,0 +1,5 @@
+"""``python -m trulymem``: the command line."""
+
+from trulymem.cli import main
+
+main()

@@ -1,0 +1,130 @@
+"""``dream``: consolidate a scope's memories — merge near-duplicates, resolve
+contradictions, prune stale ones — always showing the diff first, journaled and
+reversible. Follows ``mem0-dream-skill.md`` step by step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, analyze
+from trulymem.dream.policy import Retention, load_retention
+from trulymem.dream.report import (
+    CANCELLED,
+    NOTHING_TO_DO,
+    auto_line,
+    conflict_line,
+    no_memories,
+    proposed,
+    report,
+    summary,
+)
+from trulymem.dream.run import Applied, Choice, apply_dream, dream_lock, undo_dream
+from trulymem.graph import TrulyMem
+from trulymem.memories import iter_memories
+from trulymem.tools.base import ToolContext
+
+__all__ = ["Analysis", "Applied", "DreamResult", "DreamSettings", "Retention", "analyze", "apply_dream",
+           "current_branch", "load_retention", "run_dream", "undo_dream"]
+
+Status = Literal["no_memories", "nothing_to_do", "dry_run", "cancelled", "applied"]
+
+
+@dataclass
+class DreamResult:
+    status: Status
+    project: str
+    analysis: Analysis | None = None
+    applied: Applied | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def current_branch(directory: str | Path | None = None) -> str | None:
+    """The git branch checked out in ``directory`` (or a parent), read from ``.git/HEAD``."""
+    here = Path(directory or ".").resolve()
+    for d in (here, *here.parents):
+        head = d / ".git" / "HEAD"
+        if head.is_file():
+            text = head.read_text(encoding="utf-8", errors="replace").strip()
+            return text.rsplit("/", 1)[-1] if text.startswith("ref:") else text[:12]
+    return None
+
+
+def _ask_conflict(c: Contradiction, i: int, n: int, ask: Callable[[str], str], emit: Callable[[str], None]) -> Choice:
+    emit("")
+    emit(f"Conflict {i + 1} of {n}: {conflict_line(c)}")
+    for side, m in (("A", c.a), ("B", c.b)):
+        emit(f"  {side}: {m.memory}  ({m.created_at.date().isoformat()}, confidence {m.confidence:g})")
+    emit(f"  suggested: {c.winner} ({c.why})")
+    while True:
+        answer = ask("Choose [A/B/skip]: ").strip().casefold()
+        if answer in ("", "skip", "s"):
+            return None
+        if answer in ("a", "b"):
+            return "A" if answer == "a" else "B"
+        emit("Please answer A, B or skip.")
+
+
+def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: bool = False, dry_run: bool = False,
+              ask: Callable[[str], str] | None = None, emit: Callable[[str], None] = print,
+              branch: str | None = None, settings: DreamSettings | None = None) -> DreamResult:
+    """The whole pass. Interactive unless ``auto`` or ``dry_run``: ``ask(prompt)`` reads
+    one answer (conflict choices, then ``Apply? [Y/n]``)."""
+    scope = mem.scope
+    project = scope.app_id or scope.user_id or "-"
+    retention = load_retention(project_dir)
+    result = DreamResult(status="no_memories", project=project, warnings=list(retention.warnings))
+    now = mem.clock()
+    branch = branch if branch is not None else current_branch(project_dir)
+    if not mem.user_exists():
+        emit(no_memories(project))
+        return result
+    with mem.store.transaction(write=False):
+        items = list(iter_memories(mem.store, scope, page_size=200))
+    if not items:
+        emit(no_memories(project))
+        return result
+    analysis = analyze(items, retention, now, embedder=mem.embedder, settings=settings)
+    result.analysis = analysis
+    if analysis.empty:
+        emit(NOTHING_TO_DO)
+        result.status = "nothing_to_do"
+        return result
+    ctx = ToolContext(store=mem.store, scope=scope, now=now, embedder=mem.embedder)
+    if dry_run:
+        emit(report(analysis))
+        emit(f"{proposed(analysis)} (dry run: nothing applied)")
+        result.status = "dry_run"
+        return result
+    if auto:
+        with dream_lock(mem.store, scope):
+            result.applied = apply_dream(ctx, analysis, {}, branch=branch, auto=True)
+        a = result.applied
+        emit(auto_line(project, a.merged, a.pruned, a.skipped))
+        result.status = "applied"
+        return result
+    if ask is None:
+        raise ValueError("an interactive dream needs ask(); use auto=True or dry_run=True otherwise")
+    with dream_lock(mem.store, scope):
+        emit(report(analysis))
+        choices: dict[int, Choice] = {}
+        for i, c in enumerate(analysis.conflicts):
+            choices[i] = _ask_conflict(c, i, len(analysis.conflicts), ask, emit)
+        if analysis.conflicts:
+            emit("")
+        answer = ask(f"{proposed(analysis)} Apply? [Y/n] ").strip().casefold()
+        while answer not in ("", "y", "yes", "n", "no"):
+            emit("Please answer y or n.")
+            answer = ask("Apply? [Y/n] ").strip().casefold()
+        if answer in ("n", "no"):
+            emit(CANCELLED)
+            result.status = "cancelled"
+            return result
+        ctx.now = mem.clock()
+        result.applied = apply_dream(ctx, analysis, choices, branch=branch)
+    a = result.applied
+    emit(summary(a.merged, a.pruned, a.resolved, a.skipped))
+    result.status = "applied"
+    return result

@@ -1,0 +1,53 @@
+"""The dream's output, in exactly the seed's formats."""
+
+from __future__ import annotations
+
+from trulymem.dream.analyze import Analysis, Contradiction, Merge
+
+HEADER = "## dream — consolidation report"
+NOTHING_TO_DO = "Dream complete. No duplicate, contradictory, or stale memories found."
+CANCELLED = "Cancelled. No changes made."
+REMINDER = ("mem0-dream detected {n} contradiction(s) requiring manual review. "
+            "Run `trulymem dream` to resolve them interactively.")
+
+
+def no_memories(project: str) -> str:
+    return f"No memories found for project {project}. Nothing to consolidate."
+
+
+def clip(text: str, n: int = 100) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def merge_line(g: Merge) -> str:
+    return " + ".join(f"[mem0:{m.id}]" for m in g.items) + f' → "{clip(g.merged)}"'
+
+
+def conflict_line(c: Contradiction) -> str:
+    return f'[mem0:{c.a.id}] vs [mem0:{c.b.id}] — "{clip(c.topic)}" [A/B/skip]'
+
+
+def proposed(a: Analysis) -> str:
+    return f"Proposed: {len(a.merges)} merges, {len(a.prunes)} prunes, {len(a.conflicts)} conflicts."
+
+
+def report(a: Analysis) -> str:
+    """Everything up to the final ``Proposed: …`` line (sections with no items left out)."""
+    lines = [HEADER, ""]
+    if a.merges:
+        lines += [f"Merges ({len(a.merges)}):", *(f"  {merge_line(g)}" for g in a.merges), ""]
+    if a.conflicts:
+        lines += [f"Conflicts ({len(a.conflicts)}):", *(f"  {conflict_line(c)}" for c in a.conflicts), ""]
+    if a.prunes:
+        lines += [f"Prune ({len(a.prunes)}):",
+                  *(f"  [mem0:{p.item.id}] — {p.type}, {p.age_days}d old" for p in a.prunes), ""]
+    return "\n".join(lines)
+
+
+def summary(merged: int, pruned: int, resolved: int, skipped: int) -> str:
+    return f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, skipped: {skipped}"
+
+
+def auto_line(project: str, merged: int, pruned: int, skipped: int) -> str:
+    return f"[mem0-dream --auto] project={project} merged={merged} pruned={pruned} conflicts_skipped={skipped}"

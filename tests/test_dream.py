@@ -1,0 +1,332 @@
+"""The dream pass: each seed step, its exact output, apply, undo, lock — on real SQLite
+files, interactive runs through a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Clock
+from trulymem import TrulyMem
+from trulymem.dream import analyze, load_retention, run_dream, undo_dream
+from trulymem.dream.policy import parse_mem0_md
+from trulymem.dream.run import dream_lock
+from trulymem.errors import Conflict
+from trulymem.memories import iter_memories, list_memories
+from trulymem.tools.base import ToolContext
+
+M = "memory"
+HEADER = "## dream — consolidation report"
+
+
+def note(text: str, type_: str | None = "decision", **kw: Any) -> dict[str, Any]:
+    return {"subject": "user", "relation": M, "object": text, **({"type": type_} if type_ else {}), **kw}
+
+
+def export(mem: TrulyMem) -> str:
+    buf = io.StringIO()
+    mem.export_jsonl(buf)
+    return buf.getvalue()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    d = tmp_path / "proj"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def dm(db_path: Path) -> Any:
+    """A scope (user + app) with duplicates, conflicts and stale notes, written 100 days apart."""
+    clock = Clock(datetime.now(UTC) - timedelta(days=200))
+    mem = TrulyMem(db_path, user_id="alice", app_id="proj", clock=clock, embedder="hashing")
+    mem.commit([note("Use PostgreSQL for auth"), note("Deploy to ECS"), note("Always use tabs", "style"),
+                note("scratch notes about the login bug", "session_state"),
+                {"subject": "user", "relation": "lives_in", "object": "Paris"},
+                note("The team prefers short standups", "process", pinned=True),
+                note("maybe something", None, confidence=0.2)])
+    clock.advance(days=100)
+    mem.commit([note("Auth DB is PostgreSQL"), note("Deploy to Vercel"), note("Never use tabs", "style"),
+                {"subject": "user", "relation": "lives_in", "object": "Berlin"},
+                note("The team prefers short standups!", "process"),
+                note("用户喜欢猫", "pref"), note("用户很喜欢猫咪", "pref"), note("用户喜欢狗", "pref")])
+    yield mem
+    mem.close()
+
+
+def by_text(mem: TrulyMem) -> dict[str, str]:
+    return {m.memory: m.id for m in iter_memories(mem.store, mem.scope)}
+
+
+# --- step 1: retention -------------------------------------------------------------
+def test_retention_from_mem0_md_config_and_defaults(project: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_retention(project).days == {"session_state": 90, "compact_summary": 90}
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[retention]\nsession_state = "30d"\nnotes = 7\nbad = "soon"\n', encoding="utf-8")
+    monkeypatch.setenv("TRULYMEM_CONFIG", str(cfg))
+    (project / "mem0.md").write_text(
+        "# Project\n\n## RETENTION\nsession_state: 14d   # short\n- decision: forever\n#not a heading\n"
+        "nonsense\ncompact_summary: 3 weeks\n\n## Other\nx: 1d\n", encoding="utf-8")
+    r = load_retention(project)
+    assert r.days == {"session_state": 14, "compact_summary": 90, "notes": 7, "decision": None}
+    assert len(r.warnings) == 3 and any("nonsense" in w for w in r.warnings) and any("bad" in w for w in r.warnings)
+    assert r.limit(None) is None and r.limit("notes") == 7
+    policies, warnings = parse_mem0_md("## retention\nfoo: 0d\n")
+    assert policies == {"foo": 0} and not warnings
+
+
+def test_config_retention_command(project: Path) -> None:
+    (project / "mem0.md").write_text("## Retention\nsession_state: 30d\noops\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "trulymem", "config", "retention", str(project)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0
+    assert json.loads(r.stdout) == {"compact_summary": 90, "session_state": 30}
+    assert "oops" in r.stderr
+
+
+# --- steps 2-4 -----------------------------------------------------------------------
+def test_no_memories_and_nothing_to_do(db_path: Path, project: Path) -> None:
+    lines: list[str] = []
+    with TrulyMem(db_path, user_id="bob", app_id="empty") as mem:
+        assert run_dream(mem, project_dir=project, emit=lines.append, auto=True).status == "no_memories"
+        mem.commit([note("Use uv for Python packaging"), note("Write tests first", "process")])
+        assert run_dream(mem, project_dir=project, emit=lines.append, auto=True).status == "nothing_to_do"
+    assert lines == ["No memories found for project empty. Nothing to consolidate.",
+                     "Dream complete. No duplicate, contradictory, or stale memories found."]
+
+
+def test_report_has_the_seed_format(dm: TrulyMem, project: Path) -> None:
+    lines: list[str] = []
+    before = export(dm)
+    res = run_dream(dm, project_dir=project, dry_run=True, emit=lines.append)
+    text = "\n".join(lines)
+    ids = by_text(dm)
+    assert export(dm) == before  # analysis changes nothing
+    assert text.startswith(HEADER + "\n\nMerges (2):\n")
+    assert f'  [mem0:{ids["Use PostgreSQL for auth"]}] + [mem0:{ids["Auth DB is PostgreSQL"]}] → "' in text
+    assert "\nConflicts (3):\n" in text
+    assert f'  [mem0:{ids["Deploy to ECS"]}] vs [mem0:{ids["Deploy to Vercel"]}] — "deploy" [A/B/skip]' in text
+    assert f'  [mem0:{ids["Always use tabs"]}] vs [mem0:{ids["Never use tabs"]}] — "use tab" [A/B/skip]' in text
+    assert re.search(rf'\[mem0:{ids["scratch notes about the login bug"]}\] — session_state, 100d old', text)
+    assert re.search(rf'\[mem0:{ids["maybe something"]}\] — unknown, 100d old', text)
+    assert text.endswith("Proposed: 2 merges, 2 prunes, 3 conflicts. (dry run: nothing applied)")
+    a = res.analysis
+    assert a is not None
+    pref = next(g for g in a.merges if g.type == "pref")
+    assert sorted(m.memory for m in pref.items) == ["用户喜欢猫", "用户很喜欢猫咪"]  # 用户喜欢狗 is another fact
+    # pinned memories are never candidates, even for a merge with their twin
+    assert all("standups" not in m.memory for g in a.merges for m in g.items)
+
+
+def test_empty_sections_are_left_out(db_path: Path, project: Path) -> None:
+    with TrulyMem(db_path, user_id="bob") as mem:
+        mem.commit([note("I prefer dark mode in every editor", "pref"), note("Prefers dark mode in editors", "pref")])
+        lines: list[str] = []
+        run_dream(mem, project_dir=project, dry_run=True, emit=lines.append)
+    text = "\n".join(lines)
+    assert "Merges (1):" in text and "Conflicts" not in text and "Prune" not in text
+
+
+def test_clusters_of_three_merge_into_one(db_path: Path, project: Path) -> None:
+    with TrulyMem(db_path, user_id="bob") as mem:
+        mem.commit([note("The API uses JWT tokens for auth"), note("API auth uses JWT tokens"),
+                    note("Auth for the API: JWT tokens, rotated daily"), note("Frontend is written in Svelte")])
+        res = run_dream(mem, project_dir=project, auto=True, emit=lambda _: None)
+        assert res.analysis is not None and len(res.analysis.merges) == 1
+        g = res.analysis.merges[0]
+        assert len(g.items) == 3 and "rotated daily" in g.merged
+        merged = [m for m in iter_memories(mem.store, mem.scope) if "JWT" in m.memory]
+        assert len(merged) == 1 and merged[0].metadata["merged_from"] == [m.id for m in g.items]
+
+
+# --- step 5: interactive, through a real pseudo-terminal -----------------------------------
+def _spawn(db: Path, project: Path) -> Any:
+    pexpect = pytest.importorskip("pexpect")
+    env = {**os.environ, "TRULYMEM_EMBEDDER": "hashing", "COLUMNS": "200"}
+    return pexpect.spawn(sys.executable, ["-m", "trulymem", "dream", "--db", str(db), "--user", "alice",
+                                          "--app", "proj", "--project-dir", str(project), "--branch", "main"],
+                         env=env, encoding="utf-8", timeout=60)
+
+
+def test_interactive_choices_reasks_and_apply(dm: TrulyMem, db_path: Path, project: Path) -> None:
+    ids = by_text(dm)
+    child = _spawn(db_path, project)
+    for n in range(1, 4):
+        child.expect(rf"Conflict {n} of 3: (.*?)Choose \[A/B/skip\]: ")
+        shown = child.match.group(1)
+        if n == 1:
+            child.sendline("maybe")              # not an answer: asked again
+            child.expect("Please answer A, B or skip.")
+            child.expect(r"Choose \[A/B/skip\]: ")
+        if "lives_in" in shown:
+            child.sendline("a")                  # case-insensitive: keep Paris (the older)
+        elif "Deploy" in shown:
+            child.sendline("")                   # empty = skip
+        else:
+            child.sendline("SKIP")
+    child.expect(r"Proposed: 2 merges, 2 prunes, 3 conflicts\. Apply\? \[Y/n\] ")
+    child.sendline("")                           # Enter = yes
+    child.expect("Dream complete — merged: 2, pruned: 2, conflicts resolved: 1, skipped: 2")
+    child.expect(pexpect_eof())
+    child.close()
+    assert child.exitstatus == 0
+    left = by_text(dm)
+    assert "Deploy to ECS" in left and "Deploy to Vercel" in left  # skipped
+    first = next(c for c in dm.history("user", "lives_in") if c.object == "Paris")
+    assert first.invalid_at is None  # chose A (the older Paris): Berlin lost
+    berlin = next(c for c in dm.history("user", "lives_in") if c.object == "Berlin")
+    assert berlin.invalid_at is not None and berlin.superseded_by == ids["user lives_in Paris"]
+    merged = next(m for m in iter_memories(dm.store, dm.scope) if m.metadata.get("source") is None
+                  and "PostgreSQL" in m.memory)
+    raw = dm.store.facts(__import__("trulymem").store.base.FactQuery(scope=dm.scope, ids=[merged.id]))[0]
+    assert raw.source == "mem0-dream" and merged.metadata["branch"] == "main" and merged.type == "decision"
+
+
+def test_interactive_no_cancels(dm: TrulyMem, db_path: Path, project: Path) -> None:
+    before = export(dm)
+    child = _spawn(db_path, project)
+    for _ in range(3):
+        child.expect(r"Choose \[A/B/skip\]: ")
+        child.sendline("b")
+    child.expect(r"Apply\? \[Y/n\] ")
+    child.sendline("No")
+    child.expect("Cancelled. No changes made.")
+    child.expect(pexpect_eof())
+    assert export(dm) == before
+
+
+def pexpect_eof() -> Any:
+    import pexpect
+
+    return pexpect.EOF
+
+
+# --- 6/7: auto mode, reminder, summary ------------------------------------------------------
+def test_auto_applies_merges_and_prunes_and_leaves_one_reminder(dm: TrulyMem, project: Path) -> None:
+    lines: list[str] = []
+    res = run_dream(dm, project_dir=project, auto=True, emit=lines.append, branch="dev")
+    assert lines == ["[mem0-dream --auto] project=proj merged=2 pruned=2 conflicts_skipped=3"]
+    left = by_text(dm)
+    assert "scratch notes about the login bug" not in left and "maybe something" not in left
+    assert "Deploy to ECS" in left and "Deploy to Vercel" in left and "Never use tabs" in left
+    reminders = [m for m in iter_memories(dm.store, dm.scope) if m.memory.startswith("mem0-dream detected")]
+    assert len(reminders) == 1 and reminders[0].memory.startswith("mem0-dream detected 3 contradiction(s)")
+    assert reminders[0].type == "task_learning" and reminders[0].metadata["source"] == "mem0-dream-auto"
+    assert res.applied is not None and res.applied.reminder == reminders[0].id
+    run_dream(dm, project_dir=project, auto=True, emit=lines.append)  # conflicts still there: still one reminder
+    assert len([m for m in iter_memories(dm.store, dm.scope) if m.memory.startswith("mem0-dream detected")]) == 1
+    assert lines[-1] == "[mem0-dream --auto] project=proj merged=0 pruned=0 conflicts_skipped=3"
+    # retired memories are kept in history, with what replaced them
+    old = next(f for f in dm.history("user", M) if f.object == "Use PostgreSQL for auth")
+    assert old.invalid_at is not None and old.superseded_by is not None
+
+
+def test_pinned_memories_are_never_touched(db_path: Path, project: Path) -> None:
+    clock = Clock(datetime.now(UTC) - timedelta(days=400))
+    with TrulyMem(db_path, user_id="bob", clock=clock) as mem:
+        mem.commit([note("old but pinned", "session_state", pinned=True, confidence=0.1),
+                    note("Deploy to ECS", pinned=True), note("Deploy to Vercel")])
+        res = run_dream(mem, project_dir=project, auto=True, emit=lambda _: None)
+        assert res.status == "nothing_to_do"
+
+
+# --- nothing lost: undo, atomicity, lock ------------------------------------------------
+def test_undo_restores_an_identical_export(dm: TrulyMem, project: Path) -> None:
+    before = export(dm)
+    res = run_dream(dm, project_dir=project, auto=True, emit=lambda _: None)
+    assert res.applied is not None and export(dm) != before
+    ctx = ToolContext(store=dm.store, scope=dm.scope, now=dm.clock(), embedder=dm.embedder)
+    run = undo_dream(ctx)
+    assert run.id == res.applied.run_id and export(dm) == before
+    with pytest.raises(Conflict, match="already undone"):
+        undo_dream(ctx, run.id)
+    assert dm.recall("PostgreSQL").facts  # search indexes follow
+
+
+def test_undo_refuses_when_memories_changed_since(dm: TrulyMem, project: Path) -> None:
+    res = run_dream(dm, project_dir=project, auto=True, emit=lambda _: None)
+    assert res.applied is not None
+    dm.purge({"ids": [res.applied.added[0]]})
+    before = export(dm)
+    with pytest.raises(Conflict, match="changed after dream run"):
+        undo_dream(ToolContext(store=dm.store, scope=dm.scope, now=dm.clock()))
+    assert export(dm) == before
+
+
+def test_a_crash_mid_apply_changes_nothing(dm: TrulyMem, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = export(dm)
+
+    def boom(*a: Any, **k: Any) -> None:
+        raise RuntimeError("power cut")
+
+    monkeypatch.setattr(dm.store, "save_run", boom)
+    with pytest.raises(RuntimeError):
+        run_dream(dm, project_dir=project, auto=True, emit=lambda _: None)
+    assert export(dm) == before
+
+
+def test_memories_changed_between_report_and_apply(dm: TrulyMem, project: Path) -> None:
+    answers = iter(["skip", "skip", "skip"])
+
+    def ask(prompt: str) -> str:
+        if "Apply" in prompt:  # someone edits a memory while the person reads the report
+            dm.purge({"ids": [by_text(dm)["Auth DB is PostgreSQL"]]})
+            return "y"
+        return next(answers)
+
+    with pytest.raises(Conflict, match="changed since the report"):
+        run_dream(dm, project_dir=project, ask=ask, emit=lambda _: None)
+
+
+def test_one_dream_per_scope(dm: TrulyMem, project: Path) -> None:
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        import socket
+
+        owner = f"{socket.gethostname()}:{sleeper.pid}:x"
+        name = "dream:alice::proj"
+        assert dm.store.try_lock(name, owner, datetime.now(UTC), 600) is None
+        with pytest.raises(Conflict, match=f"another dream is running on this scope \\(process {sleeper.pid}"):
+            run_dream(dm, project_dir=project, auto=True, emit=lambda _: None)
+        assert run_dream(dm, project_dir=project, dry_run=True, emit=lambda _: None).status == "dry_run"
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    # the holder died without unlocking: the next dream goes ahead
+    assert run_dream(dm, project_dir=project, auto=True, emit=lambda _: None).status == "applied"
+    with dream_lock(dm.store, dm.scope):
+        pass  # and released it
+
+
+def test_expired_locks_do_not_block(dm: TrulyMem, project: Path) -> None:
+    long_ago = datetime.now(UTC) - timedelta(hours=2)
+    assert dm.store.try_lock("dream:alice::proj", "elsewhere:1:x", long_ago, 60) is None
+    assert run_dream(dm, project_dir=project, auto=True, emit=lambda _: None).status == "applied"
+
+
+# --- listing ---------------------------------------------------------------------------------
+def test_listing_pages_with_a_cursor(db_path: Path) -> None:
+    with TrulyMem(db_path, user_id="bob") as mem:
+        mem.commit([note(f"fact number {i}") for i in range(450)])
+        mem.run("memory_ingest", {"messages": [{"speaker": "bob", "text": "hello there"}]})
+        page = list_memories(mem.store, mem.scope, page_size=200)
+        assert page.total == 450 and len(page.results) == 200 and page.next_cursor
+        seen = [m.memory for m in iter_memories(mem.store, mem.scope, page_size=200)]
+        assert seen == [f"fact number {i}" for i in range(450)]  # episodes are not memories
+
+
+def test_analysis_is_the_same_without_an_embedder(dm: TrulyMem) -> None:
+    items = list(iter_memories(dm.store, dm.scope))
+    a = analyze(items, load_retention(), datetime.now(UTC))
+    assert len(a.merges) == 2 and len(a.conflicts) == 3
