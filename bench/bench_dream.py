@@ -1,8 +1,9 @@
 """Dream benchmark: detection quality on a labelled fixture, and analysis at scale.
 
-Quality: ``bench/dream_fixture.json`` (written for trulymem: paraphrased duplicates,
-contradictions and look-alike distractors, English and Chinese, free-text memories
-and triplets). Prints pair precision and recall for duplicates and contradictions,
+Quality: ``bench/dream_fixture.json`` (written for trulymem while building the
+detector) and ``bench/dream_fixture_heldout.json`` (written separately and never
+tuned on): paraphrased duplicates, contradictions and look-alike distractors,
+English and Chinese, free-text memories and triplets. Prints pair precision and recall for duplicates and contradictions,
 no LLM. Targets: duplicates precision >= 0.95 and recall >= 0.85, contradictions
 precision >= 0.9.
 
@@ -32,15 +33,16 @@ from trulymem import TrulyMem
 from trulymem.dream import analyze, load_retention
 from trulymem.memories import MEMORY_RELATION, iter_memories
 
-FIXTURE = Path(__file__).with_name("dream_fixture.json")
+FIXTURES = [Path(__file__).with_name("dream_fixture.json"),           # tuned against while building
+            Path(__file__).with_name("dream_fixture_heldout.json")]   # written separately, never tuned on
 
 
 def _pairs(groups: list[list[str]]) -> set[frozenset[str]]:
     return {frozenset(p) for g in groups for p in combinations(g, 2)}
 
 
-def quality(embedder: str | None) -> dict[str, Any]:
-    data = json.loads(FIXTURE.read_text(encoding="utf-8"))
+def quality(fixture: Path, embedder: str | None) -> dict[str, Any]:
+    data = json.loads(fixture.read_text(encoding="utf-8"))
     start = datetime(2026, 1, 1, tzinfo=UTC)
     tick = [start]
 
@@ -68,34 +70,35 @@ def quality(embedder: str | None) -> dict[str, Any]:
                 "false_positives": sorted(sorted(p) for p in found - want),
                 "missed": sorted(sorted(p) for p in want - found)}
 
-    return {"memories": len(items), "duplicates": pr(found_d, want_d), "contradictions": pr(found_c, want_c)}
-
-
-WORDS = ("api auth token cache queue worker deploy build test lint release branch review schema index backup "
-         "metric alert dashboard log trace service client server mobile web design budget invoice payroll "
-         "customer order payment refund search ranking model feature flag rollout region bucket secret key "
-         "retry timeout limit quota team lead oncall sprint ticket roadmap incident postmortem docs guide").split()
-NAMES = "postgres redis kafka s3 lambda vercel ecs k8s grafana sentry stripe okta github jira figma".split()
+    return {"fixture": fixture.name, "memories": len(items), "duplicates": pr(found_d, want_d),
+            "contradictions": pr(found_c, want_c)}
 
 
 def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
-    """Project notes: ~5% rephrased duplicates, ~1% swapped values, the rest distinct."""
+    """Project notes over a Zipf-distributed vocabulary of 5,000 words (as real notes
+    are): ~5% reworded duplicates of an earlier note, ~1% with one value swapped, the
+    rest distinct."""
     rng = random.Random(seed)
-    out: list[dict[str, Any]] = []
+    syll = "ka ri to mu sen lo pa vi de qu ran tel bo ni zor ex ma fi lu gra".split()
+    vocab = sorted({"".join(rng.choices(syll, k=rng.randint(2, 4))) for _ in range(6000)})[:5000]
+    weights = [1 / (r + 1) for r in range(len(vocab))]
     types = ["decision", "process", "session_state", "task_learning", "pref"]
+    out: list[dict[str, Any]] = []
     while len(out) < n:
-        words = rng.sample(WORDS, 5) + [rng.choice(NAMES)]
-        text = f"{words[0]} {words[1]} uses {words[5]} for {words[2]} {words[3]} {words[4]} #{len(out)}"
+        words = rng.choices(vocab, weights, k=rng.randint(6, 10))
         t = rng.choice(types)
-        out.append({"subject": "user", "relation": MEMORY_RELATION, "object": text, "type": t})
+        out.append({"subject": "user", "relation": MEMORY_RELATION, "object": " ".join(words), "type": t})
         r = rng.random()
-        if r < 0.05:
-            out.append({"subject": "user", "relation": MEMORY_RELATION, "type": t,
-                        "object": f"for {words[2]} {words[3]} {words[4]}, {words[0]} {words[1]} uses {words[5]} "
-                                  f"#{len(out) - 1}"})
-        elif r < 0.06:
-            out.append({"subject": "user", "relation": MEMORY_RELATION, "type": t,
-                        "object": text.replace(words[5], rng.choice(NAMES))})
+        if r < 0.05:  # the same note again, reworded: one word dropped, two swapped
+            w2 = words[:]
+            w2.pop(rng.randrange(len(w2)))
+            i = rng.randrange(len(w2) - 1)
+            w2[i], w2[i + 1] = w2[i + 1], w2[i]
+            out.append({"subject": "user", "relation": MEMORY_RELATION, "object": " ".join(w2), "type": t})
+        elif r < 0.06:  # one value changed
+            w2 = words[:]
+            w2[-1] = rng.choice(vocab[1000:])
+            out.append({"subject": "user", "relation": MEMORY_RELATION, "object": " ".join(w2), "type": t})
     return out[:n]
 
 
@@ -134,14 +137,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         print(json.dumps(scale_once(args.one, embedder)))
         return 0
-    q = quality(embedder)
+    qs = [quality(f, embedder) for f in FIXTURES]
     scale: dict[int, list[dict[str, Any]]] = {}
     for n in args.sizes:
         for _ in range(args.runs):
             out = subprocess.run([sys.executable, __file__, "--one", str(n), "--embedder", args.embedder],
                                  capture_output=True, text=True, check=True)
             scale.setdefault(n, []).append(json.loads(out.stdout.strip().splitlines()[-1]))
-    summary = {"embedder": args.embedder, "quality": q, "scale": {
+    summary = {"embedder": args.embedder, "quality": qs, "scale": {
         n: {"runs": len(rs), "total_s_median": statistics.median(r["total_s"] for r in rs),
             "fetch_s_median": statistics.median(r["fetch_s"] for r in rs),
             "analyze_s_median": statistics.median(r["analyze_s"] for r in rs),
@@ -151,17 +154,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
         return 0
-    d, c = q["duplicates"], q["contradictions"]
-    print(f"quality on {FIXTURE.name} ({q['memories']} memories, embedder {args.embedder}, no LLM):")
-    print(f"  duplicates     precision {d['precision']:.3f}  recall {d['recall']:.3f}  "
-          f"({d['found']} pairs found, {d['labelled']} labelled; targets 0.95 / 0.85)")
-    print(f"  contradictions precision {c['precision']:.3f}  recall {c['recall']:.3f}  "
-          f"({c['found']} pairs found, {c['labelled']} labelled; target precision 0.9)")
-    for name, part in (("duplicates", d), ("contradictions", c)):
-        if part["false_positives"]:
-            print(f"  {name} false positives: {part['false_positives']}")
-        if part["missed"]:
-            print(f"  {name} missed: {part['missed']}")
+    for q in qs:
+        d, c = q["duplicates"], q["contradictions"]
+        print(f"quality on {q['fixture']} ({q['memories']} memories, embedder {args.embedder}, no LLM):")
+        print(f"  duplicates     precision {d['precision']:.3f}  recall {d['recall']:.3f}  "
+              f"({d['found']} pairs found, {d['labelled']} labelled; targets 0.95 / 0.85)")
+        print(f"  contradictions precision {c['precision']:.3f}  recall {c['recall']:.3f}  "
+              f"({c['found']} pairs found, {c['labelled']} labelled; target precision 0.9)")
+        for name, part in (("duplicates", d), ("contradictions", c)):
+            if part["false_positives"]:
+                print(f"  {name} false positives: {part['false_positives']}")
+            if part["missed"]:
+                print(f"  {name} missed: {part['missed']}")
     for n, s in summary["scale"].items():
         print(f"scale {n:,} memories: fetch+analysis median {s['total_s_median']} s (fetch {s['fetch_s_median']} s, "
               f"analysis {s['analyze_s_median']} s; {s['runs']} runs), peak RSS {s['peak_rss_mib_max']} MiB; "

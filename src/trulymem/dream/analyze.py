@@ -17,12 +17,11 @@ import numpy as np
 
 from trulymem.dream.policy import Retention
 from trulymem.dream.similarity import (
-    UNIFORM,
-    TermIndex,
     UnionFind,
-    candidate_pairs,
+    document_frequencies,
+    jaccard,
     negated,
-    weighted_jaccard,
+    similar_pairs,
     without_negation,
     words,
 )
@@ -59,6 +58,12 @@ OWNER_WORDS = frozenset(words("user users team project we our i my me 用户 我
 # Predicates that say the same thing: swapping one for another is a paraphrase.
 SYNONYMS = [frozenset(words(g)) | frozenset(g.split()) for g in (
     "like love enjoy adore fond prefer favor 喜 欢 爱 喜欢 喜爱",
+    "call called name named titled 叫 名叫",
+    "live lives resides based located 住 住在",
+    "store stored keep kept save saved put",
+    "manage managed handle handled maintain maintained own owned run",
+    "ship shipped send sent forward forwarded",
+    "write written build built develop developed",
     "dislike hate detest loathe 讨厌 厌恶",
     "use utilize employ 用 使用 采用",
     "big large huge 大", "small little tiny 小",
@@ -126,6 +131,9 @@ class DreamSettings:
     cosine_threshold: float = 0.9   # embedder similarity, checked on lexical candidates
     candidate_floor: float = 0.3    # lexical overlap a pair needs to be compared by vectors at all
     low_confidence: float = 0.3
+    semantic_floor: float = 0.6     # with a semantic embedder: mutual nearest neighbours this close …
+    semantic_margin: float = 1.04   # … and this much closer than their next neighbours
+    semantic_block_limit: int = 50_000  # larger blocks: lexical candidates only (the pass is O(n²))
 
 
 def kind_of(m: MemoryItem) -> str:
@@ -144,27 +152,29 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     live = [m for m in items if not m.pinned]
     seqs = [words(_text(m)) for m in live]
     sets = [{CANON.get(t, t) for t in s if t not in GENERIC} for s in seqs]
-    idx = TermIndex([set(q) | t for q, t in zip(seqs, sets)])
-    weight = UNIFORM
-    out.conflicts, distinct = _contradictions(live, seqs, sets, weight, idx.df)
+    df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
+    out.conflicts, distinct = _contradictions(live, seqs, sets, df)
     # A memory in a conflict waits for the person's choice: it is not merged or pruned meanwhile.
     held = {m.id for c in out.conflicts for m in (c.a, c.b)}
-    out.merges = _duplicates(live, sets, weight, idx.df, held, distinct, cfg, embedder)
+    out.merges = _duplicates(live, sets, df, held, distinct, cfg, embedder)
     held |= {m.id for g in out.merges for m in g.items}
     out.prunes = _prunes(live, retention, now, cfg, exclude=held)
     return out
 
 
 # --- duplicates -------------------------------------------------------------------
-def _duplicates(live: Sequence[MemoryItem], sets: list[set[str]], w: dict[str, float], df: dict[str, int],
-                held: set[str], distinct: set[tuple[str, str]], cfg: DreamSettings,
+def _duplicates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[str, int], held: set[str],
+                distinct: set[tuple[str, str]], cfg: DreamSettings,
                 embedder: Embedder | None) -> list[Merge]:
     blocks = [f"{kind_of(m)}\x00{name_key(m.subject)}" for m in live]
     floor = cfg.candidate_floor if embedder is not None else cfg.dup_threshold
-    pairs = sorted(candidate_pairs(sets, w, floor, blocks, df))
-    scored = [(i, j, weighted_jaccard(sets[i], sets[j], w)) for i, j in pairs]
-    scored = [(i, j, s) for i, j, s in scored if s >= floor and live[i].id not in held and live[j].id not in held
+    scored = [(i, j, s) for i, j, s in similar_pairs(sets, floor, blocks, df)
+              if live[i].id not in held and live[j].id not in held
               and (min(live[i].id, live[j].id), max(live[i].id, live[j].id)) not in distinct]
+    semantic: set[tuple[int, int]] = set()
+    if embedder is not None and embedder.semantic:
+        semantic = _semantic_pairs(live, blocks, held, distinct, embedder, cfg)
+        scored += [(i, j, jaccard(sets[i], sets[j])) for i, j in sorted(semantic)]
     cos: dict[tuple[int, int], float] = {}
     if embedder is not None:
         need = [(i, j) for i, j, s in scored if s < cfg.dup_threshold]
@@ -178,22 +188,59 @@ def _duplicates(live: Sequence[MemoryItem], sets: list[set[str]], w: dict[str, f
     uf = UnionFind(len(live))
     best: dict[int, float] = defaultdict(float)
     for i, j, s in scored:
-        if s >= cfg.dup_threshold or cos.get((i, j), 0.0) >= cfg.cosine_threshold:
+        if s >= cfg.dup_threshold or cos.get((i, j), 0.0) >= cfg.cosine_threshold or (i, j) in semantic:
             uf.union(i, j)
             sim = max(s, cos.get((i, j), 0.0))
             best[i], best[j] = max(best[i], sim), max(best[j], sim)
     merges = []
     for group in uf.groups():
         members = [live[k] for k in group]
-        merges.append(_merge(members, [sets[k] for k in group], w, min(best[k] for k in group)))
+        merges.append(_merge(members, [sets[k] for k in group], min(best[k] for k in group)))
     merges.sort(key=lambda g: (kind_of(g.items[0]), g.items[0].created_at, g.items[0].id))
     return merges
 
 
-def _merge(members: list[MemoryItem], sets: list[set[str]], w: dict[str, float], similarity: float) -> Merge:
+def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str], distinct: set[tuple[str, str]],
+                    embedder: Embedder, cfg: DreamSettings) -> set[tuple[int, int]]:
+    """Paraphrases with few words in common ("Alembic for DB migrations" / "migrations
+    are written with Alembic"): each other's nearest neighbour in the block, clearly
+    closer than their other neighbours (a margin over the mean of the next few, as in
+    bitext mining), and close in absolute terms too."""
+    out: set[tuple[int, int]] = set()
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, block in enumerate(blocks):
+        if live[i].id not in held:
+            groups[block].append(i)
+    for members in groups.values():
+        if len(members) < 2 or len(members) > cfg.semantic_block_limit:
+            continue
+        vecs = embedder.embed_passages([_text(live[k]) for k in members])
+        norm = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        nn: list[int] = []
+        knn: list[float] = []
+        for start in range(0, len(members), 1024):  # row chunks keep memory flat
+            sims = norm[start:start + 1024] @ norm.T
+            for r in range(sims.shape[0]):
+                sims[r, start + r] = -1.0
+            nn += [int(x) for x in sims.argmax(axis=1)]
+            k = min(4, len(members) - 1)
+            knn += [float(x) for x in np.sort(np.partition(sims, -k, axis=1)[:, -k:], axis=1).mean(axis=1)]
+        for x, y in enumerate(nn):
+            if x < y and nn[y] == x:
+                c = float(norm[x] @ norm[y])
+                i, j = members[x], members[y]
+                pair = (live[i].id, live[j].id) if live[i].id < live[j].id else (live[j].id, live[i].id)
+                # a negated and a plain statement that sound alike are a disagreement, never one memory
+                if c >= cfg.semantic_floor and c / max((knn[x] + knn[y]) / 2, 1e-6) >= cfg.semantic_margin \
+                        and pair not in distinct and negated(live[i].memory) == negated(live[j].memory):
+                    out.add((min(i, j), max(i, j)))
+    return out
+
+
+def _merge(members: list[MemoryItem], sets: list[set[str]], similarity: float) -> Merge:
     """Deterministic merge: the most informative member, plus every other member
     that says something it does not (so the result is more complete than any one)."""
-    order = sorted(range(len(members)), key=lambda k: (-sum(w[t] for t in sets[k]), -members[k].updated_at.timestamp(),
+    order = sorted(range(len(members)), key=lambda k: (-len(sets[k]), -members[k].updated_at.timestamp(),
                                                          members[k].id))
     base = members[order[0]]
     have = set(sets[order[0]])
@@ -228,7 +275,7 @@ def _positive(rel: str) -> str:
 
 
 def _contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets: list[set[str]],
-                    w: dict[str, float], df: dict[str, int]) -> tuple[list[Contradiction], set[tuple[str, str]]]:
+                    df: dict[str, int]) -> tuple[list[Contradiction], set[tuple[str, str]]]:
     """Contradictions, and the pairs that only look alike: same wording, another value
     ("likes jazz" / "likes rock", 用户喜欢猫 / 用户喜欢狗) — never duplicates."""
     found: dict[tuple[str, str], Contradiction] = {}
@@ -255,7 +302,7 @@ def _contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets: lis
         newest = max(idx, key=lambda k: (live[k].updated_at, live[k].id))
         for k in idx:
             if k != newest and name_key(live[k].object) != name_key(live[newest].object) \
-                    and weighted_jaccard(sets[k], sets[newest], w) < 0.99:
+                    and jaccard(sets[k], sets[newest]) < 0.99:
                 add(live[k], live[newest], f"{live[k].subject} {live[k].relation}")
     # 2. opposite relations about one object: "likes coffee" vs "dislikes coffee"
     for idx in by_object.values():
@@ -269,16 +316,16 @@ def _contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets: lis
     # 3. the same wording with one part swapped or negated ("Deploy to ECS" / "… Vercel",
     #    "Always use tabs" / "Never use tabs", 用户住在北京 / 用户住在深圳): blocked on the
     #    wording with up to three words masked, so never all pairs.
-    spans: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    spans: dict[int, list[int]] = defaultdict(list)  # hashed masked wording -> memories
     for i, m in enumerate(live):
-        seq = seqs[i]
+        seq = tuple(seqs[i])
         if not 1 <= len(seq) <= 16:
             continue
         block = (kind_of(m), name_key(m.subject))
         for p in range(len(seq) + 1):
             for k in range(0, min(3, len(seq) - p) + 1):
                 if k < len(seq):  # something must stay unmasked
-                    spans[(*block, *seq[:p], "\x00", *seq[p + k:])].append(i)
+                    spans[hash((block, seq[:p], seq[p + k:]))].append(i)
     seen: set[tuple[int, int]] = set()
     for hits in spans.values():
         if len(hits) < 2 or len(hits) > 50:
@@ -295,15 +342,32 @@ def _contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets: lis
                     add(a, b, topic)
                 if kind in ("conflict", "distinct"):
                     distinct.add((a.id, b.id) if a.id < b.id else (b.id, a.id))
-    # 4. one negates the other in other words ("drinks coffee every morning" / "never drinks coffee")
-    for x, y in sorted(candidate_pairs([set(without_negation(q)) for q in seqs], w, 0.5,
-                                       [f"{kind_of(m)}\x00{name_key(m.subject)}" for m in live], df)):
-        a, b = live[x], live[y]
-        if negated(a.memory) != negated(b.memory) and (x, y) not in seen and \
-                _content(without_negation(seqs[x])) and \
-                weighted_jaccard(set(without_negation(seqs[x])), set(without_negation(seqs[y])), w) >= 0.5:
-            add(a, b, _topic([t for t in seqs[x] if t in set(seqs[y])]))
+    # 4. one negates the other in other words ("drinks coffee every morning" / "never drinks coffee"):
+    #    negated memories probe the others
+    neg = [negated(m.memory) for m in live]
+    plain = [set(without_negation(q)) for q in seqs]
+    negs = [i for i, n in enumerate(neg) if n]
+    if negs:
+        blocks = [f"{kind_of(m)}\x00{name_key(m.subject)}" for m in live]
+        for x, y, _ in similar_pairs(plain, 0.5, blocks, df, probes=negs,
+                                     targets={i for i, n in enumerate(neg) if not n}):
+            n, o = (x, y) if neg[x] else (y, x)
+            if (x, y) not in seen and _content(list(plain[n])) and _negates(seqs[n], plain[o]):
+                add(live[x], live[y], _topic([t for t in seqs[o] if t in plain[n]]))
     return sorted(found.values(), key=lambda c: (c.a.created_at, c.a.id, c.b.id)), distinct
+
+
+def _negates(negated_seq: Sequence[str], other: set[str]) -> bool:
+    """The words a negation governs (up to three after it) are what the other memory says:
+    "never drinks coffee" negates "drinks coffee every morning"; "Poetry, not pip" does not
+    negate "uses Poetry"."""
+    for k, t in enumerate(negated_seq):
+        if without_negation([t]):
+            continue
+        scope = _content(without_negation(negated_seq[k + 1:k + 4]))
+        if scope and all(w in other for w in scope):
+            return True
+    return False
 
 
 def _content(tokens: Sequence[str]) -> list[str]:

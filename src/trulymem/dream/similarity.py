@@ -1,11 +1,12 @@
 """Which memories say the same thing, without comparing all pairs.
 
-A memory's *terms* are its significant words: English content words, stemmed;
-Chinese characters that are not function words. Terms are weighted by rarity
-in the scope (IDF), so "PostgreSQL" counts more than "use" and 猫 more than 喜.
-Similarity is weighted Jaccard. Candidate pairs come from prefix filtering —
-each memory is probed only through its rarest terms, which is exact: no pair at
-or above the threshold is missed — so 100k memories never become 5·10⁹ pairs.
+A memory's *terms* are its significant words: English content words, stemmed
+(common abbreviations spelled out), Chinese characters that are not function
+words. Similarity is the Jaccard index of the terms — the seed's "more than 60%
+of significant words in common". Candidate pairs come from prefix filtering —
+each memory is indexed and probed only through its rarest terms, which is exact:
+no pair at or above the threshold is missed — so 100k memories never become
+5·10⁹ comparisons.
 """
 
 from __future__ import annotations
@@ -71,71 +72,54 @@ def without_negation(ws: Sequence[str]) -> list[str]:
     return [w for w in ws if w not in neg_stems and not _ZH_NEG.fullmatch(w)]
 
 
-class TermIndex:
-    """Document frequencies over a collection, for IDF weights."""
-
-    def __init__(self, docs: Iterable[set[str]]) -> None:
-        self.df: dict[str, int] = defaultdict(int)
-        self.n = 0
-        for d in docs:
-            self.n += 1
-            for t in d:
-                self.df[t] += 1
-
-    def weight(self, term: str) -> float:
-        return math.log(1 + (self.n + 1) / (self.df.get(term, 0) + 1))
-
-    def weights(self) -> dict[str, float]:
-        """Every term's weight; terms never seen get the rarest weight."""
-        return _Weights({t: self.weight(t) for t in self.df}, self.weight(""))
+def document_frequencies(docs: Iterable[set[str]]) -> dict[str, int]:
+    df: dict[str, int] = defaultdict(int)
+    for d in docs:
+        for t in d:
+            df[t] += 1
+    return df
 
 
-
-class _Weights(dict[str, float]):
-    def __init__(self, known: dict[str, float], unseen: float) -> None:
-        super().__init__(known)
-        self.unseen = unseen
-
-    def __missing__(self, key: str) -> float:
-        return self.unseen
-
-
-def weighted_jaccard(a: set[str], b: set[str], w: dict[str, float]) -> float:
+def jaccard(a: set[str], b: set[str]) -> float:
     if not a or not b:
         return 0.0
-    inter = sum(w[t] for t in a & b)
-    union = sum(w[t] for t in a | b)
-    return inter / union if union else 0.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
 
 
-def candidate_pairs(sets: Sequence[set[str]], w: dict[str, float], threshold: float,
-                    blocks: Sequence[str], df: dict[str, int] | None = None) -> set[tuple[int, int]]:
-    """Pairs ``(i, j)``, ``i < j``, in the same block that may reach ``threshold``.
+def similar_pairs(sets: Sequence[set[str]], threshold: float, blocks: Sequence[str], df: dict[str, int],
+                  probes: Sequence[int] | None = None, targets: set[int] | None = None
+                  ) -> list[tuple[int, int, float]]:
+    """Every pair ``(i, j, jaccard)``, ``i < j``, of one block with Jaccard >= ``threshold``.
 
-    Prefix filtering: order a set's terms rarest first; once the terms left weigh
-    less than ``threshold`` of the set, a pair sharing none of the earlier terms
-    cannot reach the threshold (the overlap would weigh less than
-    ``threshold * weight(set) <= threshold * weight(union)``)."""
-    postings: dict[tuple[str, str], list[int]] = defaultdict(list)
+    Prefix filtering (AllPairs): with terms in one global order, rarest first, two
+    sets with Jaccard >= t share a term among the first ``|x| - ceil(t|x|) + 1`` of
+    each — so only those prefixes are indexed and probed, and every candidate is
+    verified. Exact: no pair at the threshold is missed. ``probes``/``targets``
+    restrict which sets look for which."""
+    def prefix(s: set[str]) -> list[str]:
+        ordered = sorted(s, key=lambda t: (df.get(t, 0), t))
+        return ordered[: len(ordered) - math.ceil(threshold * len(ordered) - 1e-9) + 1]
+
+    index: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, s in enumerate(sets):
-        for t in s:
-            postings[(blocks[i], t)].append(i)
-    out: set[tuple[int, int]] = set()
-    for i, s in enumerate(sets):
+        if s and (targets is None or i in targets):
+            for t in prefix(s):
+                index[(blocks[i], t)].append(i)
+    out: dict[tuple[int, int], float] = {}
+    for i in range(len(sets)) if probes is None else probes:
+        s = sets[i]
         if not s:
             continue
-        # rarest first (short posting lists); any fixed order keeps the filter exact
-        ordered = sorted(s, key=(lambda t: (df.get(t, 0), t)) if df is not None else (lambda t: (-w[t], t)))
-        total = sum(w[t] for t in ordered)
-        left = total
-        for t in ordered:
-            if left < threshold * total:
-                break
-            for j in postings[(blocks[i], t)]:
-                if j != i:
-                    out.add((i, j) if i < j else (j, i))
-            left -= w[t]
-    return out
+        low, high = threshold * len(s), len(s) / threshold if threshold > 0 else math.inf
+        for t in prefix(s):
+            for j in index.get((blocks[i], t), ()):
+                if j == i or not low <= len(sets[j]) <= high:
+                    continue
+                key = (i, j) if i < j else (j, i)
+                if key not in out:
+                    out[key] = jaccard(s, sets[j])
+    return [(i, j, v) for (i, j), v in sorted(out.items()) if v >= threshold]
 
 
 class UnionFind:
@@ -159,5 +143,3 @@ class UnionFind:
             out[self.find(i)].append(i)
         return [g for g in out.values() if len(g) > 1]
 
-
-UNIFORM = _Weights({}, 1.0)  # plain Jaccard: "more than 60% of significant words in common"

@@ -21,6 +21,7 @@ class Embedder(ABC):
 
     name: str
     dim: int
+    semantic: bool = True  # False for lexical stand-ins (hashing): their cosine measures shared spelling
 
     @abstractmethod
     def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:

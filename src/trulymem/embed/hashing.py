@@ -16,6 +16,8 @@ from trulymem.text.tokenize import tokens
 
 
 class HashingEmbedder(Embedder):
+    semantic = False
+
     def __init__(self, dim: int = 512) -> None:
         self.dim = dim
         self.name = f"hashing-ngram-{dim}"
