@@ -84,9 +84,10 @@ def _check_size(page_size: int) -> None:
         raise InvalidInput(f"must be between 1 and {MAX_PAGE_SIZE}", field="page_size")
 
 
-def list_memories(store: Store, scope: Scope, *, page_size: int = 100, cursor: str | None = None) -> MemoryPage:
+def list_memories(store: Store, scope: Scope, *, page_size: int = 100, cursor: str | None = None,
+                  with_total: bool = True) -> MemoryPage:
     """One page of the scope's memories in the order they were stored; pass
-    ``next_cursor`` back for the next page."""
+    ``next_cursor`` back for the next page. ``total`` is -1 without ``with_total``."""
     _check_size(page_size)
     q = _query(scope)
     out: list[MemoryItem] = []
@@ -96,7 +97,7 @@ def list_memories(store: Store, scope: Scope, *, page_size: int = 100, cursor: s
         if cursor is None:
             break
     total = store.count_facts(q) - store.count_facts(FactQuery(scope=scope, kinds=[EdgeKind.FACT],
-                                                               types=[EPISODE_TYPE]))
+                                                               types=[EPISODE_TYPE])) if with_total else -1
     return MemoryPage(results=out, total=total, page_size=page_size, next_cursor=cursor)
 
 
@@ -104,7 +105,7 @@ def iter_memories(store: Store, scope: Scope, page_size: int = 200) -> Iterator[
     """Every memory of the scope, fetched a page at a time."""
     cursor: str | None = None
     while True:
-        page = list_memories(store, scope, page_size=page_size, cursor=cursor)
+        page = list_memories(store, scope, page_size=page_size, cursor=cursor, with_total=False)
         yield from page.results
         cursor = page.next_cursor
         if cursor is None:

@@ -128,8 +128,7 @@ class Analysis:
 @dataclass(frozen=True)
 class DreamSettings:
     dup_threshold: float = 0.6      # weighted keyword overlap: "more than 60% of significant nouns"
-    cosine_threshold: float = 0.9   # embedder similarity, checked on lexical candidates
-    candidate_floor: float = 0.3    # lexical overlap a pair needs to be compared by vectors at all
+    cosine_threshold: float = 0.9   # a semantic embedder's cosine to the nearest neighbour that makes a duplicate
     low_confidence: float = 0.3
     semantic_floor: float = 0.6     # with a semantic embedder: mutual nearest neighbours this close …
     semantic_margin: float = 1.04   # … and this much closer than their next neighbours
@@ -167,30 +166,19 @@ def _duplicates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[str, 
                 distinct: set[tuple[str, str]], cfg: DreamSettings,
                 embedder: Embedder | None) -> list[Merge]:
     blocks = [f"{kind_of(m)}\x00{name_key(m.subject)}" for m in live]
-    floor = cfg.candidate_floor if embedder is not None else cfg.dup_threshold
-    scored = [(i, j, s) for i, j, s in similar_pairs(sets, floor, blocks, df)
+    scored = [(i, j, s) for i, j, s in similar_pairs(sets, cfg.dup_threshold, blocks, df)
               if live[i].id not in held and live[j].id not in held
               and (min(live[i].id, live[j].id), max(live[i].id, live[j].id)) not in distinct]
-    semantic: set[tuple[int, int]] = set()
-    if embedder is not None and embedder.semantic:
+    semantic: dict[tuple[int, int], float] = {}
+    if embedder is not None and embedder.semantic:  # a hashing embedder's cosine only restates word overlap
         semantic = _semantic_pairs(live, blocks, held, distinct, embedder, cfg)
         scored += [(i, j, jaccard(sets[i], sets[j])) for i, j in sorted(semantic)]
-    cos: dict[tuple[int, int], float] = {}
-    if embedder is not None:
-        need = [(i, j) for i, j, s in scored if s < cfg.dup_threshold]
-        if need:
-            ids = sorted({k for p in need for k in p})
-            vecs = embedder.embed_passages([_text(live[k]) for k in ids])
-            row = {k: r for r, k in enumerate(ids)}
-            norm = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
-            for i, j in need:
-                cos[(i, j)] = float(norm[row[i]] @ norm[row[j]])
     uf = UnionFind(len(live))
     best: dict[int, float] = defaultdict(float)
     for i, j, s in scored:
-        if s >= cfg.dup_threshold or cos.get((i, j), 0.0) >= cfg.cosine_threshold or (i, j) in semantic:
+        if s >= cfg.dup_threshold or (i, j) in semantic:
             uf.union(i, j)
-            sim = max(s, cos.get((i, j), 0.0))
+            sim = max(s, semantic.get((i, j), 0.0))
             best[i], best[j] = max(best[i], sim), max(best[j], sim)
     merges = []
     for group in uf.groups():
@@ -201,12 +189,12 @@ def _duplicates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[str, 
 
 
 def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str], distinct: set[tuple[str, str]],
-                    embedder: Embedder, cfg: DreamSettings) -> set[tuple[int, int]]:
+                    embedder: Embedder, cfg: DreamSettings) -> dict[tuple[int, int], float]:
     """Paraphrases with few words in common ("Alembic for DB migrations" / "migrations
-    are written with Alembic"): each other's nearest neighbour in the block, clearly
-    closer than their other neighbours (a margin over the mean of the next few, as in
-    bitext mining), and close in absolute terms too."""
-    out: set[tuple[int, int]] = set()
+    are written with Alembic"): nearest neighbours above ``cosine_threshold``, or each
+    other's nearest neighbour, clearly closer than their other neighbours (a margin over
+    the mean of the next few, as in bitext mining) and close in absolute terms too."""
+    out: dict[tuple[int, int], float] = {}
     groups: dict[str, list[int]] = defaultdict(list)
     for i, block in enumerate(blocks):
         if live[i].id not in held:
@@ -226,14 +214,16 @@ def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str
             k = min(4, len(members) - 1)
             knn += [float(x) for x in np.sort(np.partition(sims, -k, axis=1)[:, -k:], axis=1).mean(axis=1)]
         for x, y in enumerate(nn):
-            if x < y and nn[y] == x:
-                c = float(norm[x] @ norm[y])
-                i, j = members[x], members[y]
-                pair = (live[i].id, live[j].id) if live[i].id < live[j].id else (live[j].id, live[i].id)
-                # a negated and a plain statement that sound alike are a disagreement, never one memory
-                if c >= cfg.semantic_floor and c / max((knn[x] + knn[y]) / 2, 1e-6) >= cfg.semantic_margin \
-                        and pair not in distinct and negated(live[i].memory) == negated(live[j].memory):
-                    out.add((min(i, j), max(i, j)))
+            c = float(norm[x] @ norm[y])
+            mutual = nn[y] == x and c >= cfg.semantic_floor and \
+                c / max((knn[x] + knn[y]) / 2, 1e-6) >= cfg.semantic_margin
+            if not (mutual or c >= cfg.cosine_threshold):
+                continue
+            i, j = members[x], members[y]
+            pair = (live[i].id, live[j].id) if live[i].id < live[j].id else (live[j].id, live[i].id)
+            # a negated and a plain statement that sound alike are a disagreement, never one memory
+            if pair not in distinct and negated(live[i].memory) == negated(live[j].memory):
+                out[(min(i, j), max(i, j))] = round(c, 3)
     return out
 
 

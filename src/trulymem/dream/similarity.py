@@ -112,14 +112,16 @@ def similar_pairs(sets: Sequence[set[str]], threshold: float, blocks: Sequence[s
         if not s:
             continue
         low, high = threshold * len(s), len(s) / threshold if threshold > 0 else math.inf
+        checked: set[int] = set()  # per probe: only pairs that pass are kept, so memory stays small
         for t in prefix(s):
             for j in index.get((blocks[i], t), ()):
-                if j == i or not low <= len(sets[j]) <= high:
+                if j == i or j in checked or not low <= len(sets[j]) <= high:
                     continue
-                key = (i, j) if i < j else (j, i)
-                if key not in out:
-                    out[key] = jaccard(s, sets[j])
-    return [(i, j, v) for (i, j), v in sorted(out.items()) if v >= threshold]
+                checked.add(j)
+                v = jaccard(s, sets[j])
+                if v >= threshold:
+                    out[(i, j) if i < j else (j, i)] = v
+    return [(i, j, v) for (i, j), v in sorted(out.items())]
 
 
 class UnionFind:
