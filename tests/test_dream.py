@@ -330,3 +330,49 @@ def test_analysis_is_the_same_without_an_embedder(dm: TrulyMem) -> None:
     items = list(iter_memories(dm.store, dm.scope))
     a = analyze(items, load_retention(), datetime.now(UTC))
     assert len(a.merges) == 2 and len(a.conflicts) == 3
+
+
+def test_cli_dry_run_json_undo_and_runs(dm: TrulyMem, db_path: Path, project: Path) -> None:
+    from click.testing import CliRunner
+
+    from trulymem.cli import main
+
+    base = ["--db", str(db_path), "--user", "alice", "--app", "proj", "--project-dir", str(project)]
+    runner = CliRunner()
+    r = runner.invoke(main, ["dream", "--dry-run", "--json", *base])
+    data = json.loads(r.output)
+    assert data["status"] == "dry_run" and len(data["analysis"]["conflicts"]) == 3
+    assert data["output"][0].startswith(HEADER + "\n\nMerges (2):")
+    before = export(dm)
+    r = runner.invoke(main, ["dream", "--auto", *base])
+    assert r.output.strip() == "[mem0-dream --auto] project=proj merged=2 pruned=2 conflicts_skipped=3"
+    r = runner.invoke(main, ["dream", "--runs", *base])
+    assert "merged 2, pruned 2" in r.output and "[applied]" in r.output
+    r = runner.invoke(main, ["dream", "--undo", *base])
+    assert r.exit_code == 0 and "Undid dream run" in r.output
+    assert export(dm) == before
+    r = runner.invoke(main, ["dream", "--undo", *base])
+    assert r.exit_code == 1 and "no dream run to undo" in r.output
+    for bad in (["--auto", "--dry-run"], ["--json"], ["--run-id", "x"]):
+        r = runner.invoke(main, ["dream", *bad, *base])
+        assert r.exit_code == 2, bad
+    assert export(dm) == before
+
+
+def test_an_llm_writes_the_merged_text_when_configured(dm: TrulyMem, project: Path) -> None:
+    from trulymem.llm import ScriptedLLM
+
+    def merged(messages: list[dict[str, Any]]) -> str:
+        prompt = messages[0]["content"]
+        return "Auth uses a PostgreSQL database" if "PostgreSQL" in prompt else "用户非常喜欢猫（猫咪）"
+
+    llm = ScriptedLLM([merged, merged])
+    res = run_dream(dm, project_dir=project, auto=True, emit=lambda _: None, llm=llm)
+    assert res.analysis is not None and {g.merged for g in res.analysis.merges} == {
+        "Auth uses a PostgreSQL database", "用户非常喜欢猫（猫咪）"}
+    assert "Auth uses a PostgreSQL database" in by_text(dm)
+    failing = ScriptedLLM([{"error": 500}])
+    with TrulyMem(dm.store, user_id="alice", app_id="other") as other:
+        other.commit([note("Run the linter before each commit"), note("Before each commit, run the linter")])
+        res = run_dream(other, project_dir=project, auto=True, emit=lambda _: None, llm=failing)
+    assert res.status == "applied" and any("kept the deterministic merge" in w for w in res.warnings)

@@ -13,6 +13,7 @@ from trulymem.cli import Ctx, common, err, main, out
 from trulymem.dream import DreamResult, load_retention, run_dream, undo_dream
 from trulymem.dream.analyze import Analysis
 from trulymem.errors import InvalidInput, TrulyMemError
+from trulymem.llm import get_llm
 from trulymem.tools.base import ToolContext
 
 
@@ -44,9 +45,11 @@ def result_json(r: DreamResult) -> dict[str, Any]:
 @click.option("--project-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               show_default=True, help="Where mem0.md (retention policies) and the git branch are read.")
 @click.option("--branch", help="Branch recorded on merged memories [default: the project's git branch].")
+@click.option("--llm/--no-llm", "use_llm", default=True, show_default=True,
+              help="Let the configured chat model write merged texts (when one is configured).")
 @common
 def dream(ctx: Ctx, auto: bool, dry_run: bool, undo: bool, run_id: str | None, list_runs: bool, project_dir: Path,
-          branch: str | None) -> None:
+          branch: str | None, use_llm: bool) -> None:
     """Consolidate memories: merge near-duplicates, resolve contradictions, prune stale
     ones. Shows the report first and asks; every run can be undone with --undo."""
     if sum((auto, dry_run, undo, list_runs)) > 1:
@@ -81,8 +84,9 @@ def dream(ctx: Ctx, auto: bool, dry_run: bool, undo: bool, run_id: str | None, l
             raise InvalidInput("--json needs --dry-run or --auto (an interactive dream asks questions)", field="json")
         lines: list[str] = []
         emit = lines.append if ctx.as_json else out.print
+        llm = get_llm(ctx.settings.llm) if use_llm and ctx.settings.llm.model else None
         result = run_dream(mem, project_dir=project_dir, auto=auto, dry_run=dry_run, emit=emit, branch=branch,
-                           ask=_ask)
+                           ask=_ask, llm=llm)
         for w in result.warnings:
             err.print(f"warning: {w}", markup=False)
         if ctx.as_json:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, analyze
+from trulymem.dream.llm_merge import merge_with_llm
 from trulymem.dream.policy import Retention, load_retention
 from trulymem.dream.report import (
     CANCELLED,
@@ -23,6 +24,7 @@ from trulymem.dream.report import (
 )
 from trulymem.dream.run import Applied, Choice, apply_dream, dream_lock, undo_dream
 from trulymem.graph import TrulyMem
+from trulymem.llm.base import LLM
 from trulymem.memories import iter_memories
 from trulymem.tools.base import ToolContext
 
@@ -69,9 +71,11 @@ def _ask_conflict(c: Contradiction, i: int, n: int, ask: Callable[[str], str], e
 
 def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: bool = False, dry_run: bool = False,
               ask: Callable[[str], str] | None = None, emit: Callable[[str], None] = print,
-              branch: str | None = None, settings: DreamSettings | None = None) -> DreamResult:
+              branch: str | None = None, settings: DreamSettings | None = None,
+              llm: LLM | None = None) -> DreamResult:
     """The whole pass. Interactive unless ``auto`` or ``dry_run``: ``ask(prompt)`` reads
-    one answer (conflict choices, then ``Apply? [Y/n]``)."""
+    one answer (conflict choices, then ``Apply? [Y/n]``). With ``llm`` the merged
+    texts are written by the model."""
     scope = mem.scope
     project = scope.app_id or scope.user_id or "-"
     retention = load_retention(project_dir)
@@ -88,6 +92,8 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
         return result
     analysis = analyze(items, retention, now, embedder=mem.embedder, settings=settings)
     result.analysis = analysis
+    if llm is not None and analysis.merges:
+        result.warnings += merge_with_llm(analysis, llm)
     if analysis.empty:
         emit(NOTHING_TO_DO)
         result.status = "nothing_to_do"
