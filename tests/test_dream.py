@@ -376,3 +376,15 @@ def test_an_llm_writes_the_merged_text_when_configured(dm: TrulyMem, project: Pa
         other.commit([note("Run the linter before each commit"), note("Before each commit, run the linter")])
         res = run_dream(other, project_dir=project, auto=True, emit=lambda _: None, llm=failing)
     assert res.status == "applied" and any("kept the deterministic merge" in w for w in res.warnings)
+
+
+def test_chinese_contradictions_and_look_alikes(db_path: Path) -> None:
+    with TrulyMem(db_path, user_id="li") as mem:
+        mem.commit([note("用户住在北京", "pref"), note("用户喜欢猫", "pref"), note("使用空格缩进", "style"),
+                    note("项目部署到阿里云")])
+        mem.commit([note("用户住在深圳", "pref"), note("用户喜欢狗", "pref"), note("不要使用空格缩进", "style"),
+                    note("项目部署到腾讯云"), {"subject": "用户", "relation": "住在", "object": "杭州"}])
+        a = analyze(list(iter_memories(mem.store, mem.scope)), load_retention(), datetime.now(UTC))
+    pairs = {(c.a.memory, c.b.memory) for c in a.conflicts}
+    assert pairs == {("用户住在北京", "用户住在深圳"), ("使用空格缩进", "不要使用空格缩进"), ("项目部署到阿里云", "项目部署到腾讯云")}
+    assert not a.merges  # 喜欢猫 / 喜欢狗: two things liked, neither a duplicate nor a conflict
