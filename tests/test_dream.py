@@ -386,5 +386,6 @@ def test_chinese_contradictions_and_look_alikes(db_path: Path) -> None:
                     note("项目部署到腾讯云"), {"subject": "用户", "relation": "住在", "object": "杭州"}])
         a = analyze(list(iter_memories(mem.store, mem.scope)), load_retention(), datetime.now(UTC))
     pairs = {(c.a.memory, c.b.memory) for c in a.conflicts}
-    assert pairs == {("用户住在北京", "用户住在深圳"), ("使用空格缩进", "不要使用空格缩进"), ("项目部署到阿里云", "项目部署到腾讯云")}
+    assert pairs == {("用户住在北京", "用户住在深圳"), ("使用空格缩进", "不要使用空格缩进"),
+                     ("项目部署到阿里云", "项目部署到腾讯云")}
     assert not a.merges  # 喜欢猫 / 喜欢狗: two things liked, neither a duplicate nor a conflict
