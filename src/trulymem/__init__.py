@@ -5,12 +5,14 @@ from trulymem.errors import (
     ConfigError,
     Conflict,
     InvalidInput,
+    LLMError,
     NotFound,
     SchemaError,
     StoreError,
     TrulyMemError,
 )
 from trulymem.graph import TrulyMem
+from trulymem.mem0 import AsyncMemory, Memory
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, TaskState
 from trulymem.recall import RecallConfig, RecallResult
 from trulymem.store import SQLiteStore, Store
@@ -19,6 +21,7 @@ from trulymem.tools import ToolResult, anthropic_tools, openai_tools
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncMemory", "LLMError", "Memory",
     "ConfigError", "Conflict", "EdgeKind", "Fact", "InvalidInput", "Node", "NodeType", "NotFound",
     "RecallConfig", "RecallResult", "SQLiteStore", "SchemaError", "Scope", "Settings", "Store", "StoreError",
     "TaskState", "ToolResult", "TrulyMem", "TrulyMemError", "anthropic_tools", "openai_tools", "__version__",

@@ -3,37 +3,15 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import click
 
 from trulymem.cli import Ctx, common, err, main, out
-from trulymem.dream import DreamResult, load_retention, run_dream, undo_dream
-from trulymem.dream.analyze import Analysis
+from trulymem.dream import load_retention, result_json, run_dream, undo_dream
 from trulymem.errors import InvalidInput, TrulyMemError
 from trulymem.llm import get_llm
 from trulymem.tools.base import ToolContext
-
-
-def analysis_json(a: Analysis | None) -> dict[str, Any] | None:
-    if a is None:
-        return None
-    return {
-        "memories": a.memories,
-        "merges": [{"ids": [m.id for m in g.items], "merged": g.merged, "type": g.type, "confidence": g.confidence,
-                    "similarity": g.similarity} for g in a.merges],
-        "conflicts": [{"a": c.a.id, "b": c.b.id, "a_text": c.a.memory, "b_text": c.b.memory, "topic": c.topic,
-                       "suggested": c.winner, "why": c.why} for c in a.conflicts],
-        "prunes": [{"id": p.item.id, "text": p.item.memory, "type": p.type, "age_days": p.age_days,
-                    "reason": p.reason} for p in a.prunes],
-    }
-
-
-def result_json(r: DreamResult) -> dict[str, Any]:
-    return {"status": r.status, "project": r.project, "warnings": r.warnings, "analysis": analysis_json(r.analysis),
-            "applied": asdict(r.applied) if r.applied else None}
 
 
 @main.command()

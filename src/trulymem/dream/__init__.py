@@ -5,9 +5,9 @@ reversible. Follows ``mem0-dream-skill.md`` step by step."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, analyze
 from trulymem.dream.llm_merge import merge_with_llm
@@ -29,7 +29,7 @@ from trulymem.memories import iter_memories
 from trulymem.tools.base import ToolContext
 
 __all__ = ["Analysis", "Applied", "DreamResult", "DreamSettings", "Retention", "analyze", "apply_dream",
-           "current_branch", "load_retention", "run_dream", "undo_dream"]
+           "current_branch", "load_retention", "result_json", "run_dream", "undo_dream"]
 
 Status = Literal["no_memories", "nothing_to_do", "dry_run", "cancelled", "applied"]
 
@@ -41,6 +41,25 @@ class DreamResult:
     analysis: Analysis | None = None
     applied: Applied | None = None
     warnings: list[str] = field(default_factory=list)
+
+
+def analysis_json(a: Analysis | None) -> dict[str, Any] | None:
+    if a is None:
+        return None
+    return {
+        "memories": a.memories,
+        "merges": [{"ids": [m.id for m in g.items], "merged": g.merged, "type": g.type, "confidence": g.confidence,
+                    "similarity": g.similarity} for g in a.merges],
+        "conflicts": [{"a": c.a.id, "b": c.b.id, "a_text": c.a.memory, "b_text": c.b.memory, "topic": c.topic,
+                       "suggested": c.winner, "why": c.why} for c in a.conflicts],
+        "prunes": [{"id": p.item.id, "text": p.item.memory, "type": p.type, "age_days": p.age_days,
+                    "reason": p.reason} for p in a.prunes],
+    }
+
+
+def result_json(r: DreamResult) -> dict[str, Any]:
+    return {"status": r.status, "project": r.project, "warnings": r.warnings, "analysis": analysis_json(r.analysis),
+            "applied": asdict(r.applied) if r.applied else None}
 
 
 def current_branch(directory: str | Path | None = None) -> str | None:

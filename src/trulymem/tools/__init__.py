@@ -1,6 +1,6 @@
 """The memory tools, each defined once (see ``base``) and registered by name."""
 
-from trulymem.tools import commit, context, ingest, persona, purge, recall, stats, tasks  # noqa: F401  (registers)
+from trulymem.tools import commit, context, ingest, mem0, persona, purge, recall, stats, tasks  # noqa: F401  (registers)
 from trulymem.tools.base import REGISTRY, Tool, ToolContext, ToolResult, call_tool, get_tool, run_tool
 
 

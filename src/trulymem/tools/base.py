@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from trulymem.embed.base import Embedder
 from trulymem.errors import InvalidInput, NotFound, TrulyMemError
+from trulymem.llm.base import LLM
 from trulymem.model import Node, NodeType, Scope
 from trulymem.store.base import NodeQuery, Store
 from trulymem.text import name_key
@@ -72,6 +73,7 @@ class ToolContext:
     now: datetime
     turn_calls: list[str] | None = None
     embedder: Embedder | None = None
+    llm: LLM | None = None  # for tools that can ask a model (add_memory with infer=True)
 
     def beside(self, agent_id: str | None, app_id: str | None) -> ToolContext:
         """Write into another namespace of the same user (next to the facts being changed)."""

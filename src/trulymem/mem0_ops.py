@@ -1,0 +1,264 @@
+"""mem0's memory operations on trulymem's graph, shared by ``trulymem.Memory``, the
+MCP tools and the HTTP API.
+
+A mem0 memory is a fact ``(user) -[memory]-> (text)`` in the same graph as every
+triplet, so recall and the dream see both. ``run_id`` is the session. Updates
+keep history: a new text supersedes the old fact (the answer names the new id;
+the old id still resolves to the memory's current version); metadata-only
+updates change the fact in place. Deletes invalidate, they do not erase.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from trulymem.errors import InvalidInput, NotFound
+from trulymem.filters import compile_filter, scope_of
+from trulymem.llm.base import LLM
+from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories
+from trulymem.model import EdgeKind, Fact, Scope, to_json
+from trulymem.recall import RecallQuery, recall
+from trulymem.store.base import FactQuery
+from trulymem.tools.base import ToolContext, embed_dirty
+from trulymem.tools.commit import TripletIn, commit_triplets
+
+OWNER = "user"
+MAX_PAGE = 1000
+_RESERVED_META = {"type", "pinned", "confidence"}
+EXTRACT_PROMPT = ("Extract the facts worth remembering about the user from this conversation, each as one short "
+                  "self-contained sentence in the conversation's language. Reply with a JSON list of strings and "
+                  "nothing else; [] when there is nothing.\n\n{conversation}")
+
+
+def item_dict(m: MemoryItem, score: float | None = None) -> dict[str, Any]:
+    out = m.model_dump(mode="json")
+    if score is not None:
+        out["score"] = round(score, 4)
+    return out
+
+
+def scope_for(base: Scope, user_id: str | None = None, agent_id: str | None = None, app_id: str | None = None,
+              run_id: str | None = None) -> Scope:
+    """The scope a call writes into: the defaults, overridden by what the call names."""
+    return Scope(user_id=user_id or base.user_id, agent_id=agent_id or base.agent_id, app_id=app_id or base.app_id,
+                 session_id=run_id or base.session_id)
+
+
+def _messages(messages: Any) -> list[dict[str, str]]:
+    if isinstance(messages, str):
+        messages = [{"role": "user", "content": messages}]
+    elif isinstance(messages, dict):
+        messages = [messages]
+    if not isinstance(messages, list) or not messages:
+        raise InvalidInput("must be a string, a message or a non-empty list of messages", field="messages")
+    out = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict) or not isinstance(m.get("content"), str) or not m["content"].strip():
+            raise InvalidInput("each message needs a non-empty 'content' string", field=f"messages.{i}")
+        out.append({"role": str(m.get("role", "user")), "content": m["content"]})
+    return out
+
+
+def _fields(metadata: dict[str, Any] | None) -> dict[str, Any]:
+    meta = dict(metadata or {})
+    if not isinstance(metadata, dict | None):
+        raise InvalidInput("must be an object", field="metadata")
+    fields: dict[str, Any] = {"metadata": {k: v for k, v in meta.items() if k not in _RESERVED_META}}
+    if meta.get("type") is not None:
+        fields["type"] = str(meta["type"])
+    if "pinned" in meta:
+        fields["pinned"] = bool(meta["pinned"])
+    if meta.get("confidence") is not None:
+        fields["confidence"] = meta["confidence"]
+    return fields
+
+
+def extract_facts(llm: LLM, messages: list[dict[str, str]]) -> list[str]:
+    text = "\n".join(f"{m['role']}: {m['content']}" for m in messages)
+    reply = llm.complete([{"role": "user", "content": EXTRACT_PROMPT.format(conversation=text)}]).content or ""
+    reply = reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    try:
+        facts = json.loads(reply)
+    except json.JSONDecodeError:
+        raise InvalidInput("the model's fact list was not JSON; nothing stored", field="infer") from None
+    if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
+        raise InvalidInput("the model did not answer with a list of strings; nothing stored", field="infer")
+    return [f.strip() for f in facts if f.strip()]
+
+
+def add(ctx: ToolContext, messages: Any, *, metadata: dict[str, Any] | None = None, infer: bool = False,
+        llm: LLM | None = None) -> dict[str, Any]:
+    """Store memories: each message's text (``infer=False``, or no model), or the facts
+    the model extracts from the conversation."""
+    msgs = _messages(messages)
+    fields = _fields(metadata)
+    inferred = infer and llm is not None
+    texts = extract_facts(llm, msgs) if inferred and llm else [m["content"].strip() for m in msgs]
+    if not texts:
+        return {"results": []}
+    with ctx.store.transaction():
+        done = commit_triplets(ctx, [TripletIn(subject=OWNER, relation=MEMORY_RELATION, object=t, **fields)
+                                     for t in texts])
+        if ctx.embedder is not None:
+            embed_dirty(ctx.store, ctx.embedder)
+    out = [{"id": f.id, "memory": f.object or t, "event": "ADD" if status == "created" else "NONE"}
+           for (f, status), t in zip(done, texts)]
+    return {"results": out, **({} if not infer or inferred else {
+        "note": "infer=True needs a chat model (TRULYMEM_LLM_MODEL); the text was stored as given"})}
+
+
+def _fact(ctx: ToolContext, memory_id: str, scope: Scope, *, current: bool = True) -> Fact:
+    facts = ctx.store.facts(FactQuery(scope=scope, ids=[memory_id], validity="all"))
+    f = facts[0] if facts else None
+    seen = 0
+    while f is not None and current and f.invalid_at is not None and f.superseded_by and seen < 100:
+        nxt = ctx.store.facts(FactQuery(scope=scope, ids=[f.superseded_by], validity="all"))
+        f, seen = (nxt[0] if nxt else None), seen + 1
+    if f is None or not is_memory(f) or (current and f.invalid_at is not None):
+        raise NotFound(f"no memory {memory_id!r}", field="memory_id")
+    return f
+
+
+def get(ctx: ToolContext, memory_id: str, scope: Scope) -> dict[str, Any]:
+    with ctx.store.transaction(write=False):
+        return item_dict(as_item(_fact(ctx, memory_id, scope)))
+
+
+def _matching(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None) -> Iterator[MemoryItem]:
+    test = compile_filter(filters)
+    s = scope_of(filters)
+    user = s.get("user_id", base.user_id)
+    scope = Scope(user_id=user, agent_id=s.get("agent_id", base.agent_id), app_id=s.get("app_id", base.app_id)) \
+        if user else Scope.everyone()
+    return (m for m in iter_memories(ctx.store, scope, page_size=500) if test(m))
+
+
+def get_all(ctx: ToolContext, base: Scope, *, filters: dict[str, Any] | None = None, page: int = 1,
+            page_size: int = 100) -> dict[str, Any]:
+    if page < 1:
+        raise InvalidInput("must be 1 or more", field="page")
+    if not 1 <= page_size <= MAX_PAGE:
+        raise InvalidInput(f"must be between 1 and {MAX_PAGE}", field="page_size")
+    with ctx.store.transaction(write=False):
+        items = list(_matching(ctx, base, filters))
+    start = (page - 1) * page_size
+    return {"results": [item_dict(m) for m in items[start:start + page_size]], "total": len(items), "page": page,
+            "page_size": page_size, "total_pages": max(1, math.ceil(len(items) / page_size)),
+            "has_more": start + page_size < len(items)}
+
+
+def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any] | None = None, top_k: int = 10,
+           threshold: float | None = None) -> dict[str, Any]:
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("must not be empty", field="query")
+    if not 1 <= top_k <= 100:
+        raise InvalidInput("must be between 1 and 100", field="top_k")
+    test = compile_filter(filters)
+    s = scope_of(filters)
+    scope = scope_for(base, s.get("user_id"), s.get("agent_id"), s.get("app_id"))
+    if scope.user_id is None:
+        raise InvalidInput("search needs a user_id (argument or filter)", field="user_id")
+    with ctx.store.transaction(write=False):
+        res = recall(ctx.store, scope.replace(session_id=None), RecallQuery(query, depth=0, limit=max(50, top_k * 5)),
+                     ctx.now, embedder=ctx.embedder)
+        ids = [f.id for f in res.facts]
+        facts = {f.id: f for f in ctx.store.facts(FactQuery(scope=scope.user_wide(), ids=ids))}
+    top = max((f.score for f in res.facts), default=1.0) or 1.0
+    out = []
+    for rf in res.facts:
+        f = facts.get(rf.id)
+        if f is None or not is_memory(f):
+            continue
+        item = as_item(f)
+        score = rf.score / top
+        if test(item) and (threshold is None or score >= threshold):
+            out.append(item_dict(item, score))
+        if len(out) >= top_k:
+            break
+    return {"results": out}
+
+
+def update(ctx: ToolContext, memory_id: str, base: Scope, *, text: str | None = None,
+           metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    if text is None and metadata is None:
+        raise InvalidInput("give text and/or metadata", field="text")
+    if text is not None and not text.strip():
+        raise InvalidInput("must not be empty", field="text")
+    with ctx.store.transaction():
+        f = _fact(ctx, memory_id, base.user_wide())
+        new_meta = {**f.metadata, **_fields(metadata)["metadata"]} if metadata is not None else f.metadata
+        extra = _fields(metadata) if metadata is not None else {}
+        if text is None or text.strip() == (f.object or ""):
+            changed = replace(f, metadata=new_meta, type=extra.get("type", f.type), pinned=extra.get("pinned", f.pinned),
+                              confidence=extra.get("confidence", f.confidence), updated_at=ctx.now)
+            ctx.store.restore_rows([{"record": "fact", **to_json(changed, exclude={"subject", "object"})}])
+            return {"message": "Memory updated successfully!", "id": f.id}
+        here = ToolContext(store=ctx.store, scope=Scope(user_id=f.user_id, agent_id=f.agent_id, app_id=f.app_id,
+                                                        session_id=ctx.scope.session_id),
+                           now=ctx.now, embedder=ctx.embedder)
+        fields = {"type": extra.get("type", f.type), "pinned": extra.get("pinned", f.pinned),
+                  "confidence": extra.get("confidence", f.confidence), "metadata": new_meta}
+        ctx.store.invalidate_facts([f.id], ctx.now)
+        new, _ = commit_triplets(here, [TripletIn(subject=f.subject or OWNER, relation=f.relation, object=text.strip(),
+                                                  **fields)])[0]
+        ctx.store.invalidate_facts([f.id], ctx.now, superseded_by=new.id)
+        if ctx.embedder is not None:
+            embed_dirty(ctx.store, ctx.embedder)
+    return {"message": "Memory updated successfully!", "id": new.id, "previous_id": f.id}
+
+
+def delete(ctx: ToolContext, memory_id: str, base: Scope) -> dict[str, Any]:
+    with ctx.store.transaction():
+        f = _fact(ctx, memory_id, base.user_wide())
+        ctx.store.invalidate_facts([f.id], ctx.now)
+    return {"message": "Memory deleted successfully!", "id": f.id}
+
+
+def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = None) -> dict[str, Any]:
+    if base.user_id is None and not scope_of(filters).get("user_id"):
+        raise InvalidInput("delete_all needs a user_id (argument or filter)", field="user_id")
+    with ctx.store.transaction():
+        ids = [m.id for m in _matching(ctx, base, filters)]
+        ctx.store.invalidate_facts(ids, ctx.now)
+    return {"message": f"{len(ids)} memories deleted successfully!", "deleted": len(ids)}
+
+
+def history(ctx: ToolContext, memory_id: str, base: Scope) -> list[dict[str, Any]]:
+    """The memory's versions, oldest first, as mem0's ADD / UPDATE / DELETE events."""
+    scope = base.user_wide()
+    with ctx.store.transaction(write=False):
+        found = ctx.store.facts(FactQuery(scope=scope, ids=[memory_id], validity="all"))
+        if not found or not is_memory(found[0]):
+            raise NotFound(f"no memory {memory_id!r}", field="memory_id")
+        chain = [found[0]]
+        while True:  # back to the first version
+            prev = ctx.store.facts(FactQuery(scope=scope, superseded_by=[chain[0].id], validity="all",
+                                             kinds=[EdgeKind.FACT]))
+            prev = [p for p in prev if p.relation == chain[0].relation and p.id not in {c.id for c in chain}]
+            if not prev:
+                break
+            chain.insert(0, prev[0])
+        while chain[-1].superseded_by and len(chain) < 1000:  # forward to the current one
+            nxt = ctx.store.facts(FactQuery(scope=scope, ids=[chain[-1].superseded_by], validity="all"))
+            if not nxt or nxt[0].id in {c.id for c in chain}:
+                break
+            chain.append(nxt[0])
+    events: list[dict[str, Any]] = []
+    for i, f in enumerate(chain):
+        events.append({"id": f"{f.id}:add", "memory_id": f.id, "event": "ADD" if i == 0 else "UPDATE",
+                       "old_memory": chain[i - 1].object if i else None, "new_memory": f.object,
+                       "created_at": _iso(f.created_at)})
+    last = chain[-1]
+    if last.invalid_at is not None and not last.superseded_by:
+        events.append({"id": f"{last.id}:delete", "memory_id": last.id, "event": "DELETE", "old_memory": last.object,
+                       "new_memory": None, "created_at": _iso(last.invalid_at)})
+    return events
+
+
+def _iso(t: datetime) -> str:
+    return t.isoformat()
