@@ -129,6 +129,12 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # users
     @abstractmethod
     def ensure_user(self, user_id: str, now: datetime) -> None: ...
@@ -250,6 +256,15 @@ class Store(ABC):
     def restore_rows(self, rows: Sequence[dict[str, Any]]) -> None:
         """Put existing facts and nodes back exactly as in these ``export_rows`` dicts
         (in place: their order in exports does not change)."""
+
+    # small named settings (API keys, …) kept with the data
+    @abstractmethod
+    def settings(self, prefix: str) -> dict[str, str]:
+        """Every setting whose key starts with ``prefix``."""
+
+    @abstractmethod
+    def put_setting(self, key: str, value: str | None) -> None:
+        """Set a setting; ``None`` removes it."""
 
     # journaled runs and locks
     @abstractmethod

@@ -671,6 +671,19 @@ class SQLiteStore(VectorMixin, Store):
         self._many("UPDATE facts_fts SET doc = ? WHERE rowid = (SELECT rid FROM facts WHERE id = ?)",
                    [(_fact_doc(f.relation, f.type, f.kind.value), f.id) for f in facts])
 
+    def settings(self, prefix: str) -> dict[str, str]:
+        rows = self._q("SELECT key, value FROM settings WHERE key >= ? AND key < ? ORDER BY key",
+                       (prefix, prefix + "\U0010ffff"))
+        return {str(k): str(v) for k, v in rows}
+
+    def put_setting(self, key: str, value: str | None) -> None:
+        with self.transaction():
+            if value is None:
+                self._q("DELETE FROM settings WHERE key = ?", (key,))
+            else:
+                self._q("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                        (key, value))
+
     # --- journaled runs and locks ----------------------------------------------
     def save_run(self, run: Run, changes: Sequence[Change]) -> None:
         self._q("INSERT INTO runs(id, kind, user_id, agent_id, app_id, created_at, undone_at, summary) "

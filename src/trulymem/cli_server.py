@@ -1,0 +1,143 @@
+"""``trulymem serve`` (HTTP API + MCP over streamable HTTP), ``trulymem mcp`` (stdio)
+and ``trulymem keys``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from trulymem.cli import Ctx, common, err, main, out
+from trulymem.errors import ConfigError
+from trulymem.keys import any_active, create_key, list_keys, revoke_key
+from trulymem.store.sqlite import SQLiteStore
+
+
+def _embedder(ctx: Ctx) -> Any:
+    from trulymem.embed import get_embedder
+
+    return None if ctx.settings.embedder == "none" else get_embedder(ctx.settings.embedder)
+
+
+def _llm(ctx: Ctx) -> Any:
+    from trulymem.llm import get_llm
+
+    return get_llm(ctx.settings.llm) if ctx.settings.llm.model else None
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
+@click.option("--require-keys", is_flag=True, help="Refuse requests without an API key even before any exists.")
+@click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(1024),
+              help="Largest request body in bytes.")
+@click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
+@common
+def serve(ctx: Ctx, host: str, port: int, require_keys: bool, max_body: int, no_mcp: bool) -> None:
+    """Serve the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp."""
+    try:
+        import uvicorn
+
+        from trulymem.http_api import LOCAL_HOSTS, create_app
+    except ImportError as exc:
+        raise ConfigError(f"the server needs its extra: pip install 'trulymem[server]' ({exc.name} missing)") from exc
+    with SQLiteStore(ctx.settings.db) as store:
+        keyed = any_active(store)
+    if host not in LOCAL_HOSTS and not keyed:
+        raise ConfigError(f"refusing to listen on {host} without an API key: anyone on the network could read "
+                          "every memory. Create one first (trulymem keys create --user ID or --admin), or "
+                          "listen on 127.0.0.1", field="host")
+    app = create_app(ctx.settings.db, embedder=_embedder(ctx), llm=_llm(ctx), require_keys=require_keys or keyed,
+                     max_body=max_body, mcp=not no_mcp)
+    err.print(f"trulymem {ctx.settings.db} on http://{host}:{port} (docs /docs, MCP /mcp"
+              f"{', API keys required' if require_keys or keyed else ', no API keys: local use only'})", markup=False)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@main.command("mcp")
+@common
+def mcp_command(ctx: Ctx) -> None:
+    """Serve the memory tools over MCP on stdio (for Claude Desktop, Cursor, Claude Code …)."""
+    try:
+        import anyio
+
+        from trulymem.mcp_server import serve_stdio
+    except ImportError as exc:
+        raise ConfigError(f"MCP needs its extra: pip install 'trulymem[mcp]' ({exc.name} missing)") from exc
+    from trulymem.model import utcnow
+    from trulymem.tools import ToolContext
+
+    with ctx.mem() as mem:
+        llm = _llm(ctx)
+
+        def make_ctx(_: Any) -> ToolContext:
+            return ToolContext(store=mem.store, scope=mem.scope, now=utcnow(), embedder=mem.embedder, llm=llm)
+
+        anyio.run(serve_stdio, make_ctx)
+
+
+@main.group()
+def keys() -> None:
+    """API keys for `trulymem serve` (stored hashed in the database)."""
+
+
+@keys.command("create")
+@click.option("--user", "user_id", help="The one user this key can reach.")
+@click.option("--admin", is_flag=True, help="A key for every user.")
+@click.option("--label", help="A note to recognise the key by.")
+@click.option("--db", envvar="TRULYMEM_DB", help="Database file.")
+@click.option("--json", "as_json", is_flag=True)
+def keys_create(user_id: str | None, admin: bool, label: str | None, db: str | None, as_json: bool) -> None:
+    """Create a key; the token is printed once."""
+    _keys(db, lambda store: _create(store, user_id, admin, label, as_json))
+
+
+def _create(store: SQLiteStore, user_id: str | None, admin: bool, label: str | None, as_json: bool) -> None:
+    key, token = create_key(store, user_id=user_id, admin=admin, label=label)
+    if as_json:
+        click.echo(json.dumps({**key.public(), "token": token}))
+    else:
+        out.print(token)
+        err.print(f"key {key.id} for {'every user (admin)' if admin else user_id}; shown once — store it now",
+                  markup=False)
+
+
+@keys.command("list")
+@click.option("--db", envvar="TRULYMEM_DB", help="Database file.")
+@click.option("--json", "as_json", is_flag=True)
+def keys_list(db: str | None, as_json: bool) -> None:
+    """List keys (never their tokens)."""
+    def show(store: SQLiteStore) -> None:
+        rows = [k.public() for k in list_keys(store)]
+        if as_json:
+            click.echo(json.dumps(rows))
+            return
+        for r in rows:
+            state = f"revoked {r['revoked_at']}" if r["revoked_at"] else "active"
+            out.print(f"{r['id']}  {r['role']:5}  {r['user_id'] or '*'}  {r['label'] or ''}  {state}")
+        if not rows:
+            out.print("No API keys.")
+
+    _keys(db, show)
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@click.option("--db", envvar="TRULYMEM_DB", help="Database file.")
+def keys_revoke(key_id: str, db: str | None) -> None:
+    """Revoke a key at once."""
+    _keys(db, lambda store: out.print(f"revoked {revoke_key(store, key_id).id}"))
+
+
+def _keys(db: str | None, action: Any) -> None:
+    from trulymem.config import Settings
+    from trulymem.errors import TrulyMemError
+
+    try:
+        with SQLiteStore(Settings.load(db=db).db) as store:
+            action(store)
+    except TrulyMemError as exc:
+        err.print(f"Error: {exc}", markup=False)
+        sys.exit(2 if exc.code == "invalid_input" else 1)

@@ -1,0 +1,319 @@
+"""The HTTP API (FastAPI): REST routes over the one tool layer, API keys, MCP at ``/mcp``.
+
+Every route runs a registered tool, so bodies are validated by the same models as
+the OpenAI/MCP schemas (shown in ``/docs``). Errors are JSON ``{"error": {"type",
+"field", "message"}}``: bad input 422, unknown ids 404, conflicts 409, model
+failures 502. With API keys (``trulymem keys create``), a user's key reaches only
+that user's memories — another user's ids answer 404, as if they did not exist.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Body, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.types import Message, Receive, Send
+from starlette.types import Scope as ASGIScope
+
+from trulymem import __version__
+from trulymem.embed import Embedder
+from trulymem.errors import InvalidInput, NotFound, TrulyMemError
+from trulymem.filters import scope_of
+from trulymem.keys import any_active, verify
+from trulymem.llm.base import LLM
+from trulymem.model import Scope, utcnow
+from trulymem.store.sqlite import SQLiteStore
+from trulymem.tools import REGISTRY, ToolContext, call_tool
+
+MAX_BODY = 1 << 20
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+STATUS = {"invalid_input": 422, "not_found": 404, "conflict": 409, "llm_error": 502, "config_error": 500,
+          "store_error": 500, "schema_error": 500}
+
+
+class HTTPError(Exception):
+    def __init__(self, status: int, type_: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.type, self.message, self.field = status, type_, message, field
+
+
+@dataclass(frozen=True)
+class Principal:
+    user_id: str | None  # a user's key: only this user
+    admin: bool
+
+
+def _err(status: int, type_: str, message: str, field: str | None = None,
+         headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"type": type_, "field": field, "message": message}}, status_code=status,
+                        headers=headers)
+
+
+class BodyLimit:
+    """Refuse bodies over ``limit`` bytes with 413, before the route reads them."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: ASGIScope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.limit:
+            await _err(413, "too_large", f"request body over {self.limit} bytes")(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            msg = await receive()
+            seen += len(msg.get("body", b""))
+            if seen > self.limit:
+                raise HTTPError(413, "too_large", f"request body over {self.limit} bytes")
+            return msg
+
+        await self.app(scope, counted, send)  # the app's HTTPError handler answers 413
+
+
+def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = None, require_keys: bool = False,
+               max_body: int = MAX_BODY, mcp: bool = True) -> FastAPI:
+    store = SQLiteStore(db)
+    def _principal(header: str | None) -> Principal:
+        if header:
+            scheme, _, token = header.partition(" ")
+            key = verify(store, token.strip()) if scheme.lower() == "bearer" else None
+            if key is None:
+                raise HTTPError(401, "unauthorized", "invalid or revoked API key")
+            return Principal(user_id=key.user_id, admin=key.role == "admin")
+        if require_keys or any_active(store):
+            raise HTTPError(401, "unauthorized", "an API key is required: Authorization: Bearer <key>")
+        return Principal(user_id=None, admin=True)  # no keys configured: a local, open server
+
+    def _mcp_check(request: Any, name: str, args: dict[str, Any]) -> None:
+        principal = _principal(request.headers.get("authorization") if request is not None else None)
+        _bind(principal, args)
+
+    mcp_manager: Any = None
+    if mcp:
+        from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+        from trulymem.mcp_server import build_server
+
+        def mcp_ctx(request: Any) -> ToolContext:
+            principal = _principal(request.headers.get("authorization") if request is not None else None)
+            return ToolContext(store=store, scope=_scope(principal, None), now=utcnow(), embedder=embedder, llm=llm)
+
+        mcp_manager = StreamableHTTPSessionManager(app=build_server(mcp_ctx, check=_mcp_check), stateless=True,
+                                                   json_response=True)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if mcp_manager is None:
+            yield
+        else:
+            async with mcp_manager.run():
+                yield
+        store.close()
+
+    app = FastAPI(title="trulymem", version=__version__, lifespan=lifespan,
+                  description="Long-term graph memory for LLM agents: mem0-compatible memories, triplets, recall, "
+                              "tasks, persona and the dream, over one tool layer.")
+    app.state.store = store
+
+    @app.exception_handler(HTTPError)
+    async def _http_error(_: Request, exc: HTTPError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return _err(exc.status, exc.type, exc.message, exc.field, headers)
+
+    @app.exception_handler(TrulyMemError)
+    async def _trulymem_error(_: Request, exc: TrulyMemError) -> JSONResponse:
+        return _err(STATUS.get(exc.code, 400), exc.code, exc.message, exc.field)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        field = ".".join(str(p) for p in first.get("loc", ()) if p != "body" and not isinstance(p, int)) or "body"
+        return _err(422, "invalid_input", str(first.get("msg")), field)
+
+    def principal_of(request: Request) -> Principal:
+        return _principal(request.headers.get("authorization"))
+
+    def run(request: Request, tool: str, args: dict[str, Any], user_id: str | None = None) -> Any:
+        principal = principal_of(request)
+        _bind(principal, args, user_id)
+        ctx = ToolContext(store=store, scope=_scope(principal, user_id or args.get("user_id")), now=utcnow(),
+                          embedder=embedder, llm=llm)
+        res = call_tool(tool, ctx, args)
+        if not res.ok:
+            e = res.error or {}
+            raise HTTPError(STATUS.get(str(e.get("type")), 400), str(e.get("type")), str(e.get("message")),
+                            e.get("field"))
+        return res.result
+
+    def body_schema(tool: str) -> dict[str, Any]:
+        return {"requestBody": {"required": True, "content": {"application/json": {
+            "schema": REGISTRY[tool].parameters()}}}}
+
+    def tool_route(method: str, path: str, tool: str, summary: str) -> None:
+        async def handler(request: Request, payload: dict[str, Any] = Body(...)) -> Any:  # noqa: B008
+            from starlette.concurrency import run_in_threadpool
+
+            return await run_in_threadpool(run, request, tool, payload)
+
+        app.add_api_route(path, handler, methods=[method], summary=summary, openapi_extra=body_schema(tool),
+                          name=f"{tool}_{method.lower()}")
+
+    @app.get("/health", summary="Liveness and version")
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "version": __version__}
+
+    tool_route("POST", "/v1/memories", "add_memory", "Add memories (mem0-compatible)")
+    tool_route("POST", "/v1/memories/search", "search_memories", "Search memories")
+    tool_route("POST", "/v1/memories/list", "get_memories", "List memories with filters in the body")
+    tool_route("POST", "/v1/triplets", "memory_commit", "Commit triplets")
+    tool_route("POST", "/v1/recall", "memory_recall", "Recall memories for an intent")
+    tool_route("POST", "/v1/purge", "memory_purge", "Invalidate, correct or delete triplets")
+    tool_route("POST", "/v1/tasks", "task_create", "Create a task in the chain")
+    tool_route("PATCH", "/v1/persona", "persona_set", "Set persona attributes")
+    tool_route("POST", "/v1/ingest", "memory_ingest", "Ingest conversation messages as episodes")
+
+    @app.get("/v1/memories", summary="List memories (filters as JSON in ?filters=)")
+    def list_memories(request: Request, user_id: str | None = None, agent_id: str | None = None,
+                      app_id: str | None = None, run_id: str | None = None, page: int = 1, page_size: int = 100,
+                      filters: str | None = None) -> Any:
+        try:
+            parsed = json.loads(filters) if filters else None
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"is not JSON: {exc.msg}", field="filters") from None
+        if run_id:
+            parsed = {"AND": [parsed, {"run_id": run_id}]} if parsed else {"run_id": run_id}
+        args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "page": page,
+                                  "page_size": page_size, "filters": parsed}.items() if v is not None}
+        return run(request, "get_memories", args)
+
+    @app.delete("/v1/memories", summary="Forget every memory of a user (kept in history)")
+    def delete_all(request: Request, user_id: str | None = None, agent_id: str | None = None,
+                   app_id: str | None = None) -> Any:
+        args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}.items() if v}
+        return run(request, "delete_all_memories", args)
+
+    @app.get("/v1/memories/{memory_id}", summary="One memory")
+    def get_memory(request: Request, memory_id: str) -> Any:
+        return run(request, "get_memory", {"memory_id": memory_id})
+
+    @app.patch("/v1/memories/{memory_id}", summary="Update a memory's text and/or metadata")
+    def update_memory(request: Request, memory_id: str, payload: dict[str, Any] = Body(...)) -> Any:  # noqa: B008
+        return run(request, "update_memory", {**payload, "memory_id": memory_id})
+
+    @app.delete("/v1/memories/{memory_id}", summary="Forget a memory (kept in history)")
+    def delete_memory(request: Request, memory_id: str) -> Any:
+        return run(request, "delete_memory", {"memory_id": memory_id})
+
+    @app.get("/v1/memories/{memory_id}/history", summary="A memory's versions")
+    def memory_history(request: Request, memory_id: str) -> Any:
+        return run(request, "memory_history", {"memory_id": memory_id})
+
+    @app.get("/v1/tasks", summary="The task chain")
+    def tasks(request: Request, user_id: str | None = None, limit: int = 20, state: str | None = None) -> Any:
+        return run(request, "task_list", {"limit": limit, **({"state": state} if state else {})}, user_id)
+
+    @app.put("/v1/tasks/{task_id}/state", summary="Change a task's state")
+    def task_state(request: Request, task_id: str, payload: dict[str, Any] = Body(...),  # noqa: B008
+                   user_id: str | None = None) -> Any:
+        return run(request, "task_set_state", {**payload, "task_id": task_id}, user_id)
+
+    @app.get("/v1/persona", summary="The persona")
+    def persona(request: Request, user_id: str | None = None) -> Any:
+        return run(request, "persona_get", {}, user_id)
+
+    @app.get("/v1/stats", summary="Counts")
+    def stats(request: Request, user_id: str | None = None) -> Any:
+        return run(request, "memory_stats", {}, user_id)
+
+    @app.post("/v1/dream", summary="Dream: report (dry_run), auto, or apply explicit conflict choices")
+    def dream(request: Request, payload: dict[str, Any] = Body(...)) -> Any:  # noqa: B008
+        if payload.get("mode") == "apply":
+            return _dream_apply(request, payload)
+        return run(request, "memory_dream", payload)
+
+    def _dream_apply(request: Request, payload: dict[str, Any]) -> Any:
+        from trulymem.dream import analyze, load_retention, result_json
+        from trulymem.dream.run import apply_dream, dream_lock
+        from trulymem.memories import iter_memories
+
+        principal = principal_of(request)
+        _bind(principal, payload)
+        scope = _scope(principal, payload.get("user_id")).replace(agent_id=payload.get("agent_id"),
+                                                                    app_id=payload.get("app_id"))
+        choices_in = payload.get("choices") or {}
+        if not isinstance(choices_in, dict):
+            raise InvalidInput("must map conflict numbers to A, B or skip", field="choices")
+        now = utcnow()
+        with store.transaction(write=False):
+            items = list(iter_memories(store, scope))
+        analysis = analyze(items, load_retention(), now, embedder=embedder)
+        choices: dict[int, Any] = {}
+        for k, v in choices_in.items():
+            if not str(k).isdigit() or not 0 <= int(k) < len(analysis.conflicts):
+                raise InvalidInput(f"no conflict {k!r} (there are {len(analysis.conflicts)})", field=f"choices.{k}")
+            if str(v).casefold() not in ("a", "b", "skip"):
+                raise InvalidInput("must be A, B or skip", field=f"choices.{k}")
+            choices[int(k)] = None if str(v).casefold() == "skip" else str(v).upper()
+        ctx = ToolContext(store=store, scope=scope, now=now, embedder=embedder)
+        with dream_lock(store, scope):
+            applied = apply_dream(ctx, analysis, choices, branch=payload.get("branch"))
+        from trulymem.dream import DreamResult
+
+        return result_json(DreamResult(status="applied", project=scope.app_id or scope.user_id or "-",
+                                       analysis=analysis, applied=applied))
+
+    @app.post("/v1/tools/{name}", summary="Run any tool by name (the same schemas as MCP and OpenAI)")
+    def any_tool(request: Request, name: str, payload: dict[str, Any] = Body(default_factory=dict)) -> Any:  # noqa: B008
+        if name not in REGISTRY or name == "context_rewrite":
+            raise NotFound(f"no tool {name!r}", field="name")
+        return run(request, name, payload)
+
+    if mcp_manager is not None:
+        async def mcp_asgi(scope: ASGIScope, receive: Receive, send: Send) -> None:
+            await mcp_manager.handle_request(scope, receive, send)
+
+        app.mount("/mcp", mcp_asgi)
+
+    app.add_middleware(BodyLimit, limit=max_body)
+    return app
+
+
+def _bind(principal: Principal, args: dict[str, Any], user_id: str | None = None) -> None:
+    """A user's key names only its own user: any other answers 404, like an unknown id."""
+    if principal.user_id is None:
+        return
+    named = {user_id, args.get("user_id"), scope_of(args.get("filters")).get("user_id")} - {None}
+    if named - {principal.user_id}:
+        raise NotFound("no such user", field="user_id")
+    if _mentions_user(args.get("filters"), principal.user_id):
+        raise NotFound("no such user", field="user_id")
+
+
+def _mentions_user(filters: Any, allowed: str) -> bool:
+    """Any ``user_id`` condition in the filters other than the key's own user."""
+    if isinstance(filters, dict):
+        for k, v in filters.items():
+            if k == "user_id" and v != allowed and not (isinstance(v, dict) and v.get("eq") == allowed):
+                return True
+            if _mentions_user(v, allowed):
+                return True
+    if isinstance(filters, list):
+        return any(_mentions_user(v, allowed) for v in filters)
+    return False
+
+
+def _scope(principal: Principal, user_id: str | None) -> Scope:
+    user = principal.user_id or user_id
+    return Scope(user_id=user) if user else Scope.everyone()
