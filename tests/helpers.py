@@ -14,3 +14,56 @@ def snapshot(m: TrulyMem) -> list[str]:
 
 def triplet(s: str, r: str, o: str, **kw: object) -> dict[str, object]:
     return {"subject": s, "relation": r, "object": o, **kw}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Served:
+    """``trulymem serve`` as a real process on a loopback port."""
+
+    def __init__(self, db: str, *extra: str) -> None:
+        import os
+        import subprocess
+        import sys
+        import time
+
+        import httpx
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "TRULYMEM_EMBEDDER": "hashing"}
+        import tempfile
+
+        self.log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty server never blocks
+        self.proc = subprocess.Popen([sys.executable, "-m", "trulymem", "serve", "--db", db, "--port", str(self.port),
+                                      *extra], env=env, stdout=self.log, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(self.url + "/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                self.log.seek(0)
+                raise RuntimeError(f"server did not start: {self.log.read()}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        import subprocess
+
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()

@@ -162,10 +162,11 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
             "schema": REGISTRY[tool].parameters()}}}}
 
     def tool_route(method: str, path: str, tool: str, summary: str) -> None:
-        async def handler(request: Request, payload: dict[str, Any] = Body(...)) -> Any:  # noqa: B008
+        async def handler(request: Request, payload: dict[str, Any] = Body(...),  # noqa: B008
+                          user_id: str | None = None) -> Any:
             from starlette.concurrency import run_in_threadpool
 
-            return await run_in_threadpool(run, request, tool, payload)
+            return await run_in_threadpool(run, request, tool, payload, user_id)
 
         app.add_api_route(path, handler, methods=[method], summary=summary, openapi_extra=body_schema(tool),
                           name=f"{tool}_{method.lower()}")
@@ -275,10 +276,11 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
                                        analysis=analysis, applied=applied))
 
     @app.post("/v1/tools/{name}", summary="Run any tool by name (the same schemas as MCP and OpenAI)")
-    def any_tool(request: Request, name: str, payload: dict[str, Any] = Body(default_factory=dict)) -> Any:  # noqa: B008
+    def any_tool(request: Request, name: str, payload: dict[str, Any] = Body(default_factory=dict),  # noqa: B008
+                 user_id: str | None = None) -> Any:
         if name not in REGISTRY or name == "context_rewrite":
             raise NotFound(f"no tool {name!r}", field="name")
-        return run(request, name, payload)
+        return run(request, name, payload, user_id)
 
     if mcp_manager is not None:
         async def mcp_asgi(scope: ASGIScope, receive: Receive, send: Send) -> None:

@@ -44,7 +44,10 @@ def item_dict(m: MemoryItem, score: float | None = None) -> dict[str, Any]:
 
 def scope_for(base: Scope, user_id: str | None = None, agent_id: str | None = None, app_id: str | None = None,
               run_id: str | None = None) -> Scope:
-    """The scope a call writes into: the defaults, overridden by what the call names."""
+    """The scope a call writes into: the defaults, overridden by what the call names
+    (no user at all: every user, read-only)."""
+    if not (user_id or base.user_id):
+        return Scope.everyone()
     return Scope(user_id=user_id or base.user_id, agent_id=agent_id or base.agent_id, app_id=app_id or base.app_id,
                  session_id=run_id or base.session_id)
 

@@ -1,0 +1,165 @@
+"""The HTTP API against a real `trulymem serve` process on a loopback port."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.helpers import Served
+
+pytest.importorskip("fastapi")
+
+
+def key(db: Path, *args: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "trulymem", "keys", "create", "--db", str(db), "--json", *args],
+                         capture_output=True, text=True, check=True)
+    return str(json.loads(out.stdout)["token"])
+
+
+@pytest.fixture
+def open_server(db_path: Path) -> Iterator[Served]:
+    s = Served(str(db_path))
+    yield s
+    s.stop()
+
+
+def ok(r: httpx.Response, status: int = 200) -> Any:
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def test_every_route_without_keys(open_server: Served) -> None:
+    with httpx.Client(base_url=open_server.url, timeout=30) as c:
+        assert ok(c.get("/health"))["status"] == "ok"
+        added = ok(c.post("/v1/memories", json={"user_id": "alice", "text": "I live in Lisbon",
+                                                "metadata": {"type": "profile", "source_app": "test"}}))
+        mid = added["results"][0]["id"]
+        ok(c.post("/v1/memories", json={"user_id": "alice", "messages": [
+            {"role": "user", "content": "Deploy to ECS"}, {"role": "user", "content": "Use PostgreSQL for auth"}]}))
+        got = ok(c.get(f"/v1/memories/{mid}"))
+        assert got["memory"] == "I live in Lisbon" and got["type"] == "profile" and got["metadata"]["source_app"] == "test"
+        listed = ok(c.get("/v1/memories", params={"user_id": "alice"}))
+        assert listed["total"] == 3
+        flt = {"AND": [{"user_id": "alice"}, {"type": {"eq": "profile"}}]}
+        assert ok(c.get("/v1/memories", params={"filters": json.dumps(flt)}))["total"] == 1
+        assert ok(c.post("/v1/memories/list", json={"filters": {"memory": {"icontains": "deploy"}},
+                                                    "user_id": "alice"}))["total"] == 1
+        found = ok(c.post("/v1/memories/search", json={"user_id": "alice", "query": "where do I live Lisbon"}))
+        assert found["results"][0]["id"] == mid and found["results"][0]["score"] == 1.0
+        upd = ok(c.patch(f"/v1/memories/{mid}", json={"text": "I live in Porto"}))
+        assert ok(c.get(f"/v1/memories/{mid}"))["memory"] == "I live in Porto"  # the old id follows the update
+        hist = ok(c.get(f"/v1/memories/{mid}/history"))
+        assert [e["event"] for e in hist["results"]] == ["ADD", "UPDATE"]
+        ok(c.patch(f"/v1/memories/{upd['id']}", json={"metadata": {"pinned": True}}))
+        assert ok(c.get(f"/v1/memories/{upd['id']}"))["pinned"] is True
+        ok(c.delete(f"/v1/memories/{upd['id']}"))
+        assert c.get(f"/v1/memories/{upd['id']}").status_code == 404
+        assert ok(c.delete("/v1/memories", params={"user_id": "alice"}))["deleted"] == 2
+        assert ok(c.get("/v1/memories", params={"user_id": "alice"}))["total"] == 0
+        # triplets, recall, purge, tasks, persona, stats, dream, any tool
+        jazz = {"triplets": [{"subject": "user", "relation": "likes", "object": "jazz"}]}
+        assert ok(c.post("/v1/triplets", json={**jazz, "user_id": "alice"}), 422)["error"]["field"] == "user_id"
+        ok(c.post("/v1/triplets", params={"user_id": "alice"}, json=jazz))  # without a key: ?user_id= says whose
+        assert ok(c.post("/v1/tasks", json={"task_id": "Task_a", "description": "A task"}), 422)["error"]
+        assert ok(c.post("/v1/tools/memory_recall", params={"user_id": "alice"}, json={"query_intent": "jazz"}))["facts"]
+        assert ok(c.get("/v1/stats"))["users"] == 1  # no user named: the whole database
+
+
+def test_tool_routes_for_one_user(db_path: Path) -> None:
+    token = key(db_path, "--user", "alice")
+    s = Served(str(db_path))
+    try:
+        with httpx.Client(base_url=s.url, timeout=30, headers={"Authorization": f"Bearer {token}"}) as c:
+            ok(c.post("/v1/triplets", json={"triplets": [{"subject": "user", "relation": "likes", "object": "jazz"}]}))
+            assert "jazz" in ok(c.post("/v1/recall", json={"query_intent": "jazz"}))["text"]
+            ok(c.post("/v1/tasks", json={"task_id": "Task_a", "description": "A task"}))
+            assert ok(c.put("/v1/tasks/Task_a/state", json={"state": "paused"}))["state"] == "paused"
+            assert ok(c.get("/v1/tasks"))["tasks"][0]["state"] == "paused"
+            ok(c.patch("/v1/persona", json={"attributes": {"role": "guide"}}))
+            assert ok(c.get("/v1/persona"))["attributes"] == {"role": "guide"}
+            assert ok(c.get("/v1/stats"))["facts_valid"] >= 1
+            assert ok(c.post("/v1/purge", json={"criteria": {"object": "jazz"}}))["matched"]
+            assert ok(c.post("/v1/dream", json={"mode": "dry_run"}))["status"] in ("no_memories", "nothing_to_do")
+            assert ok(c.post("/v1/tools/task_list", json={}))["tasks"]
+            assert c.post("/v1/tools/context_rewrite", json={}).status_code == 404
+            assert "/v1/memories/search" in ok(c.get("/openapi.json"))["paths"]
+            assert c.get("/docs").status_code == 200
+    finally:
+        s.stop()
+
+
+def test_keys_keep_users_apart(db_path: Path) -> None:
+    alice, bob, admin = key(db_path, "--user", "alice"), key(db_path, "--user", "bob"), key(db_path, "--admin")
+    s = Served(str(db_path))
+    try:
+        a = httpx.Client(base_url=s.url, timeout=30, headers={"Authorization": f"Bearer {alice}"})
+        b = httpx.Client(base_url=s.url, timeout=30, headers={"Authorization": f"Bearer {bob}"})
+        root = httpx.Client(base_url=s.url, timeout=30, headers={"Authorization": f"Bearer {admin}"})
+        bid = ok(b.post("/v1/memories", json={"text": "Bob's secret plan"}))["results"][0]["id"]
+        ok(a.post("/v1/memories", json={"text": "Alice likes tea"}))
+        # guessing Bob's id, naming Bob, or filtering for Bob: 404, never 403
+        for r in (a.get(f"/v1/memories/{bid}"), a.patch(f"/v1/memories/{bid}", json={"text": "hacked"}),
+                  a.delete(f"/v1/memories/{bid}"), a.get(f"/v1/memories/{bid}/history"),
+                  a.get("/v1/memories", params={"user_id": "bob"}),
+                  a.post("/v1/memories/list", json={"filters": {"OR": [{"user_id": "bob"}, {"user_id": "alice"}]}}),
+                  a.post("/v1/memories/search", json={"query": "plan", "user_id": "bob"}),
+                  a.post("/v1/memories", json={"text": "x", "user_id": "bob"}),
+                  a.delete("/v1/memories", params={"user_id": "bob"})):
+            assert r.status_code == 404, r.text
+        assert [m["memory"] for m in ok(a.get("/v1/memories"))["results"]] == ["Alice likes tea"]
+        assert ok(b.get(f"/v1/memories/{bid}"))["memory"] == "Bob's secret plan"  # untouched
+        assert ok(root.get("/v1/memories"))["total"] == 2 and ok(root.get(f"/v1/memories/{bid}"))
+        assert httpx.get(s.url + "/v1/memories", timeout=30).status_code == 401
+        bad = httpx.get(s.url + "/v1/memories", headers={"Authorization": "Bearer tm_nope_nope"}, timeout=30)
+        assert bad.status_code == 401 and bad.headers["www-authenticate"] == "Bearer"
+        key_id = alice.split("_")[1]
+        subprocess.run([sys.executable, "-m", "trulymem", "keys", "revoke", key_id, "--db", str(db_path)], check=True)
+        assert a.get("/v1/memories").status_code == 401
+        for c in (a, b, root):
+            c.close()
+    finally:
+        s.stop()
+
+
+def test_bad_bodies(open_server: Served) -> None:
+    with httpx.Client(base_url=open_server.url, timeout=30) as c:
+        big = c.post("/v1/memories", content=b'{"text": "' + b"x" * (2 << 20) + b'"}',
+                     headers={"content-type": "application/json"})
+        assert big.status_code == 413 and big.json()["error"]["type"] == "too_large"
+        bad = c.post("/v1/memories", content=b"{not json", headers={"content-type": "application/json"})
+        assert bad.status_code == 422 and bad.json()["error"]["field"] == "body"
+        field = c.post("/v1/memories", json={"user_id": "alice", "text": "x", "metadata": "nope"})
+        assert field.status_code == 422 and field.json()["error"]["field"] == "metadata"
+        both = c.post("/v1/memories", json={"user_id": "alice"})
+        assert both.status_code == 422 and both.json()["error"]["field"] == "messages"
+        flt = c.get("/v1/memories", params={"user_id": "alice", "filters": '{"age": {"between": 1}}'})
+        assert flt.status_code == 422 and flt.json()["error"]["field"] == "filters.age.between"
+        assert c.get("/v1/memories", params={"user_id": "alice", "page_size": 5000}).status_code == 422
+        assert c.get("/v1/memories/nope").status_code == 404
+
+
+def test_pagination_over_a_thousand_memories(open_server: Served) -> None:
+    with httpx.Client(base_url=open_server.url, timeout=60) as c:
+        for start in range(0, 1000, 200):
+            ok(c.post("/v1/memories", json={"user_id": "alice", "messages": [
+                {"role": "user", "content": f"memory number {i}"} for i in range(start, start + 200)]}))
+        seen: list[str] = []
+        for page in range(1, 12):
+            data = ok(c.get("/v1/memories", params={"user_id": "alice", "page": page, "page_size": 100}))
+            assert data["total"] == 1000 and data["total_pages"] == 10
+            seen += [m["memory"] for m in data["results"]]
+            assert data["has_more"] == (page < 10)
+        assert seen == [f"memory number {i}" for i in range(1000)]
+
+
+def test_listening_beyond_localhost_needs_a_key(db_path: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "trulymem", "serve", "--db", str(db_path), "--host", "0.0.0.0",
+                        "--port", "1"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "refusing to listen on 0.0.0.0 without an API key" in r.stderr
