@@ -284,6 +284,13 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
 
     if mcp_manager is not None:
         async def mcp_asgi(scope: ASGIScope, receive: Receive, send: Send) -> None:
+            header = dict(scope.get("headers") or []).get(b"authorization")
+            try:  # refuse at the door: no MCP session without a valid key when keys are in use
+                _principal(header.decode("latin-1") if header else None)
+            except HTTPError as exc:
+                await _err(exc.status, exc.type, exc.message, headers={"WWW-Authenticate": "Bearer"})(
+                    scope, receive, send)
+                return
             await mcp_manager.handle_request(scope, receive, send)
 
         app.mount("/mcp", mcp_asgi)
