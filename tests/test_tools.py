@@ -9,7 +9,9 @@ from trulymem import InvalidInput, TrulyMem, anthropic_tools, openai_tools
 from trulymem.tools import REGISTRY
 
 EXPECTED = {"memory_commit", "memory_recall", "memory_purge", "task_create", "task_set_state", "task_list",
-            "persona_set", "persona_get", "context_rewrite", "memory_stats", "memory_ingest"}
+            "persona_set", "persona_get", "context_rewrite", "memory_stats", "memory_ingest", "memory_dream",
+            "add_memory", "search_memories", "get_memories", "get_memory", "update_memory", "delete_memory",
+            "delete_all_memories", "memory_history"}
 
 
 def test_every_tool_renders_an_openai_schema() -> None:
@@ -44,6 +46,11 @@ def test_call_round_trips_every_tool(mem: TrulyMem) -> None:
         ("task_list", {}),
         ("memory_purge", {"criteria": {"object": "rock"}, "dry_run": True}),
         ("memory_stats", {}),
+        ("add_memory", {"text": "I live in Lisbon"}),
+        ("search_memories", {"query": "Lisbon"}),
+        ("get_memories", {"page_size": 10}),
+        ("delete_all_memories", {}),
+        ("memory_dream", {"mode": "dry_run"}),
     ]
     for name, args in calls:
         res = mem.call(name, args)
@@ -66,6 +73,14 @@ def test_call_round_trips_every_tool(mem: TrulyMem) -> None:
     ("task_set_state", {"task_id": "t", "state": "done-ish"}, "state"),
     ("persona_set", {"attributes": "role=cat"}, "attributes"),
     ("memory_stats", {"verbose": True}, "verbose"),
+    ("add_memory", {"text": "x", "messages": [{"role": "user", "content": "y"}]}, "messages"),
+    ("add_memory", {"messages": [{"role": "user"}]}, "messages.0"),
+    ("get_memories", {"filters": {"AND": "x"}}, "filters.AND"),
+    ("get_memories", {"filters": {"type": {"regex": "x"}}}, "filters.type.regex"),
+    ("get_memories", {"page": 0}, "page"),
+    ("search_memories", {"query": ""}, "query"),
+    ("update_memory", {"memory_id": "nope"}, "text"),
+    ("memory_dream", {"mode": "apply"}, "mode"),
 ])
 def test_bad_input_is_one_error_naming_the_field(mem: TrulyMem, tool: str, args: dict, field: str) -> None:
     mem.commit([triplet("user", "likes", "rock")])
