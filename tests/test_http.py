@@ -163,3 +163,19 @@ def test_listening_beyond_localhost_needs_a_key(db_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "trulymem", "serve", "--db", str(db_path), "--host", "0.0.0.0",
                         "--port", "1"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "refusing to listen on 0.0.0.0 without an API key" in r.stderr
+
+
+def test_dream_over_http_with_explicit_choices(open_server: Served) -> None:
+    with httpx.Client(base_url=open_server.url, timeout=30) as c:
+        for text in ("Deploy to ECS", "Deploy to Vercel", "Use PostgreSQL for auth", "Auth DB is PostgreSQL"):
+            ok(c.post("/v1/memories", json={"user_id": "alice", "app_id": "p", "text": text,
+                                            "metadata": {"type": "decision"}}))
+        report = ok(c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "dry_run"}))
+        assert report["status"] == "dry_run" and len(report["analysis"]["conflicts"]) == 1
+        assert report["output"].startswith("## dream — consolidation report")
+        bad = c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "apply", "choices": {"5": "A"}})
+        assert bad.status_code == 422 and bad.json()["error"]["field"] == "choices.5"
+        done = ok(c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "apply", "choices": {"0": "b"}}))
+        assert done["applied"]["merged"] == 1 and done["applied"]["resolved"] == 1
+        left = sorted(m["memory"] for m in ok(c.get("/v1/memories", params={"user_id": "alice"}))["results"])
+        assert "Deploy to ECS" not in left and "Deploy to Vercel" in left and len(left) == 2
