@@ -88,6 +88,8 @@ def test_tool_routes_for_one_user(db_path: Path) -> None:
             assert ok(c.post("/v1/purge", json={"criteria": {"object": "jazz"}}))["matched"]
             assert ok(c.post("/v1/dream", json={"mode": "dry_run"}))["status"] in ("no_memories", "nothing_to_do")
             assert ok(c.post("/v1/tools/task_list", json={}))["tasks"]
+            assert ok(c.post("/v1/ingest", json={"messages": [{"speaker": "alice", "text": "hi", "id": "m1"}]}))[
+                "episodes"]
             assert c.post("/v1/tools/context_rewrite", json={}).status_code == 404
             assert "/v1/memories/search" in ok(c.get("/openapi.json"))["paths"]
             assert c.get("/docs").status_code == 200
