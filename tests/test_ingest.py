@@ -92,3 +92,28 @@ def test_name_extraction() -> None:
     assert mentioned_names("Wow Caroline, did you see The Beatles in New York?", {"caroline"}) == [
         "Beatles", "New York"]
     assert mentioned_names("I think so. Yes!", set()) == []
+
+
+def test_a_chat_model_can_extract_facts_while_ingesting(db_path: Path) -> None:
+    from trulymem.llm import ScriptedLLM
+    from trulymem.model import utcnow
+    from trulymem.tools import ToolContext, run_tool
+    from trulymem.tools.base import get_tool
+
+    reply = ('[{"message": 0, "subject": "Caroline", "relation": "attended", "object": "LGBTQ support group"},'
+             ' {"message": 2, "subject": "Caroline", "relation": "met", "object": "a painter from Stockholm"},'
+             ' {"message": 9, "subject": "x", "relation": "y", "object": "z"}, {"subject": "no message"}]')
+    mem = TrulyMem(db_path, user_id="conv", embedder="hashing")
+    ctx = ToolContext(store=mem.store, scope=mem.scope, now=utcnow(), embedder=mem.embedder,
+                      llm=ScriptedLLM([reply]))
+    res = run_tool(get_tool("memory_ingest"), ctx, {"messages": MESSAGES, "extract_facts": True})
+    assert len(res.episodes) == 3  # type: ignore[attr-defined]
+    met = mem.history("Caroline", "met")
+    assert [(f.object, f.turn_id, f.source) for f in met] == [("a painter from Stockholm", "D2:1", "llm-extract")]
+    assert met[0].valid_at.day == 20  # when it was said
+    before = snapshot(mem)
+    no_model = ToolContext(store=mem.store, scope=mem.scope, now=utcnow())
+    with pytest.raises(InvalidInput) as exc:
+        run_tool(get_tool("memory_ingest"), no_model, {"messages": [{"speaker": "a", "text": "b"}],
+                                                       "extract_facts": True})
+    assert exc.value.field == "extract_facts" and snapshot(mem) == before

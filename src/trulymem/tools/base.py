@@ -100,6 +100,8 @@ class Tool(Generic[In]):
     run: Callable[[ToolContext, In], BaseModel]
     writes: bool = True
     bulk: bool = False  # may take thousands of items per call: pause the cyclic GC (see gc_paused)
+    # Runs its own transaction(s): it calls a model first, and a write lock must not wait on the network.
+    own_transaction: bool = False
 
     def parameters(self) -> dict[str, Any]:
         """The input JSON schema with ``$ref``s inlined (some tool APIs reject ``$defs``)."""
@@ -161,6 +163,8 @@ def run_tool(tool: Tool[Any], ctx: ToolContext, args: dict[str, Any] | BaseModel
     """Validate, then run in one transaction: all or nothing. Raises ``TrulyMemError``."""
     with gc_paused() if tool.bulk else nullcontext():
         parsed = tool.parse(args)
+        if tool.own_transaction:
+            return tool.run(ctx, parsed)
         with ctx.store.transaction(write=tool.writes):
             out = tool.run(ctx, parsed)
             if tool.writes and ctx.embedder is not None:

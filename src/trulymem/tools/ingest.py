@@ -8,6 +8,7 @@ time), linked ``(speaker) -said-> (episode)``, ``(episode) -in_session->
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from typing import Any
@@ -19,7 +20,7 @@ from trulymem.model import MAX_TEXT, Node, NodeType, Scope, UTCDatetime
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
 from trulymem.text.stopwords import STOPWORDS
-from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
+from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, embed_dirty, gc_paused, register
 from trulymem.tools.commit import TripletIn, commit_triplets
 from trulymem.tools.fields import Label, Name, Text
 
@@ -38,6 +39,8 @@ class MessageIn(InputPart):
 
 class IngestInput(ToolInput):
     messages: list[MessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
+    extract_facts: bool = Field(False, description="Also let the configured chat model extract (subject, relation, "
+                                                   "object) facts, each with the message that states it.")
 
     @model_validator(mode="after")
     def _unique_ids(self) -> IngestInput:
@@ -87,6 +90,53 @@ def latest_episodes(ctx: ToolContext, ns: Scope, session: str, n: int = CONTEXT_
 
 
 def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
+    extracted = extract_triplets(ctx, inp.messages) if inp.extract_facts else []  # before the write lock
+    with gc_paused(), ctx.store.transaction():
+        out = _store_messages(ctx, inp)
+        if extracted:
+            for i, t in extracted:
+                m = inp.messages[i]
+                turn = ctx.beside(ctx.scope.agent_id, ctx.scope.app_id)
+                turn.scope = turn.scope.replace(session_id=m.session or ctx.scope.session_id)
+                commit_triplets(turn, [t], turn_id=m.id, message_ids=[m.id] if m.id else [])
+            out.facts += len(extracted)
+        if ctx.embedder is not None:
+            embed_dirty(ctx.store, ctx.embedder)
+    return out
+
+
+EXTRACT_PROMPT = (
+    "Extract the facts these messages state, as a JSON list of objects "
+    '{{"message": <message number>, "subject": ..., "relation": <snake_case verb>, "object": ...}}. '
+    "Use the speaker's name as subject for what they say about themselves. Only facts stated, nothing guessed. "
+    "Reply with the JSON list only; [] when there is nothing.\n\n{messages}")
+
+
+def extract_triplets(ctx: ToolContext, messages: list[MessageIn]) -> list[tuple[int, TripletIn]]:
+    """Facts a chat model reads in the messages, each with the index of its message. Items
+    the model gets wrong (bad JSON shape, empty fields) are dropped, never guessed at."""
+    if ctx.llm is None:
+        raise InvalidInput("needs a chat model (TRULYMEM_LLM_MODEL)", field="extract_facts")
+    listing = "\n".join(f"{i}. {m.speaker}: {m.text}" for i, m in enumerate(messages))
+    reply = ctx.llm.complete([{"role": "user", "content": EXTRACT_PROMPT.format(messages=listing)}]).content or ""
+    reply = reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    try:
+        items = json.loads(reply)
+    except json.JSONDecodeError:
+        raise InvalidInput("the model's answer was not JSON; nothing stored", field="extract_facts") from None
+    out: list[tuple[int, TripletIn]] = []
+    for item in items if isinstance(items, list) else []:
+        try:
+            i = int(item["message"])
+            if 0 <= i < len(messages):
+                out.append((i, TripletIn(subject=item["subject"], relation=item["relation"], object=item["object"],
+                                         source="llm-extract", valid_at=messages[i].timestamp)))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
+
+
+def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
     scope = ctx.scope.writable()
     ns = scope.namespace()
     existing = {n.key for n in ctx.store.nodes(NodeQuery(
@@ -150,5 +200,5 @@ memory_ingest = register(Tool(
     ),
     input_model=IngestInput,
     run=_ingest,
-    bulk=True,
+    own_transaction=True,
 ))

@@ -131,7 +131,7 @@ def _dream(ctx: ToolContext, inp: DreamInput) -> Result:
 
 for _tool in (
     Tool("add_memory", "Store a memory (mem0-compatible): messages or text, with metadata; infer=true lets the "
-         "configured model extract facts.", AddMemoryInput, _add),
+         "configured model extract facts.", AddMemoryInput, _add, own_transaction=True),
     Tool("search_memories", "Find memories relevant to a query (mem0-compatible), best first, with scores.",
          SearchMemoriesInput, _search, writes=False),
     Tool("get_memories", "List memories (mem0-compatible) with filters and pagination (page, page_size, total).",
