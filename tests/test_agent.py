@@ -338,3 +338,19 @@ def test_cli_chat_without_a_model_says_how_to_configure(db_path: Path) -> None:
 
     r = CliRunner().invoke(main, ["chat", "-m", "hi", "--db", str(db_path)])
     assert r.exit_code == 2 and "TRULYMEM_LLM_MODEL" in r.output and "Ollama" in r.output
+
+
+def test_a_resumed_task_with_a_colon_in_its_name_gets_the_turn(db_path: Path) -> None:
+    with TrulyMem(db_path, user_id="bob", embedder="hashing") as mem:
+        mem.ensure_user()
+        mem.task_create("Bug 12: login", "Fix the login bug")
+        mem.task_create("Other", "Something else")
+        agent = Agent(mem, ScriptedLLM([tools(call("task_set_state", task_id="Bug 12: login", state="paused")), "ok",
+                                        tools(call("task_set_state", task_id="Bug 12: login", state="in_progress")),
+                                        "Back to it."]))
+        agent.turn("pause the bug")
+        r = agent.turn("back to the login bug")
+        assert r.trace.task == "Bug 12: login" and r.trace.resumed == ["Bug 12: login"]
+        one = Agent(mem, ScriptedLLM(["Just an answer."]), limits=Limits(max_iterations=1))
+        assert one.turn("hi").reply == "Just an answer."
+        assert one.llm.requests[-1]["tools"] == []  # type: ignore[attr-defined]

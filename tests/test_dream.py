@@ -389,3 +389,11 @@ def test_chinese_contradictions_and_look_alikes(db_path: Path) -> None:
     assert pairs == {("用户住在北京", "用户住在深圳"), ("使用空格缩进", "不要使用空格缩进"),
                      ("项目部署到阿里云", "项目部署到腾讯云")}
     assert not a.merges  # 喜欢猫 / 喜欢狗: two things liked, neither a duplicate nor a conflict
+
+
+def test_users_are_never_mixed(db_path: Path) -> None:
+    with TrulyMem(db_path, user_id="a") as a, TrulyMem(db_path, user_id="b") as b:
+        a.commit([note("I like green tea in the morning")])
+        b.commit([note("I like green tea in the morning!")])
+        items = list(iter_memories(a.store, __import__("trulymem").Scope.everyone()))
+        assert len(items) == 2 and not analyze(items, load_retention(), datetime.now(UTC)).merges

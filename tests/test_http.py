@@ -181,3 +181,20 @@ def test_dream_over_http_with_explicit_choices(open_server: Served) -> None:
         assert done["applied"]["merged"] == 1 and done["applied"]["resolved"] == 1
         left = sorted(m["memory"] for m in ok(c.get("/v1/memories", params={"user_id": "alice"}))["results"])
         assert "Deploy to ECS" not in left and "Deploy to Vercel" in left and len(left) == 2
+
+
+def test_more_bad_requests(open_server: Served) -> None:
+    with httpx.Client(base_url=open_server.url, timeout=30) as c:
+        for body, field in (({"text": "x", "user_id": ["a"]}, "user_id"), ({"user_id": "a", "text": "x",
+                            "metadata": {"confidence": "high"}}, "metadata.confidence")):
+            r = c.post("/v1/memories", json=body)
+            assert r.status_code == 422 and r.json()["error"]["field"] == field, r.text
+        deep = "[" * 3000 + "]" * 3000  # a short URL that nests 3,000 levels
+        assert c.get("/v1/memories", params={"user_id": "a", "filters": deep}).status_code == 422
+        nested = {"user_id": "a"}
+        for _ in range(40):
+            nested = {"NOT": nested}
+        r = c.post("/v1/memories/list", json={"filters": nested})
+        assert r.status_code == 422 and "deeper" in r.json()["error"]["message"]
+        assert c.post("/v1/dream", json={"mode": "apply"}).status_code == 422  # whose memories?
+        assert c.delete("/v1/memories", params={"user_id": "a", "agent_id": ""}).status_code == 422

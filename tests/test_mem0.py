@@ -100,3 +100,21 @@ def test_async_memory(db_path: Path) -> None:
         am.close()
 
     anyio.run(main)
+
+
+def test_updates_keep_provenance_and_case_fixes(m: Memory) -> None:
+    mid = m.add("i live in lisbon", user_id="eve", run_id="r1", infer=False)["results"][0]["id"]
+    new = m.update(mid, text="I live in Porto")
+    assert m.get(new["id"])["run_id"] == "r1"  # type: ignore[index]
+    assert m.get_all(user_id="eve", run_id="r1")["total"] == 1
+    fixed = m.update(new["id"], text="I LIVE IN PORTO")
+    assert fixed["id"] == new["id"] and m.get(new["id"])["memory"] == "I LIVE IN PORTO"  # type: ignore[index]
+    for meta, field in (({"confidence": "high"}, "metadata.confidence"), ({"confidence": 5}, "metadata.confidence"),
+                        ({"pinned": "false"}, "metadata.pinned")):
+        with pytest.raises(InvalidInput) as exc:
+            m.add("x", user_id="eve", metadata=meta, infer=False)
+        assert exc.value.field == field
+        with pytest.raises(InvalidInput):
+            m.update(new["id"], metadata=meta)
+    with pytest.raises(InvalidInput, match="different user_id"):
+        m.delete_all(user_id="eve", filters={"user_id": "mallory"})

@@ -70,10 +70,15 @@ def _op(op: str, want: Any, path: str) -> Callable[[Any], bool]:
     return table[op]
 
 
+MAX_DEPTH = 16
+
+
 def compile_filter(spec: Any, path: str = "filters") -> Predicate:
     """A predicate over memory items; raises ``InvalidInput`` for malformed filters."""
     if spec is None:
         return lambda _: True
+    if path.count(".") > 2 * MAX_DEPTH:
+        raise InvalidInput(f"filters nest deeper than {MAX_DEPTH} levels", field="filters")
     if not isinstance(spec, dict):
         raise InvalidInput("must be an object", field=path)
     parts: list[Predicate] = []
@@ -109,11 +114,11 @@ def compile_filter(spec: Any, path: str = "filters") -> Predicate:
     return lambda m: all(p(m) for p in parts)
 
 
-def scope_of(spec: Any) -> dict[str, str]:
+def scope_of(spec: Any, _depth: int = 0) -> dict[str, str]:
     """``user_id``/``agent_id``/``app_id`` equalities that every match must satisfy (the
     top level and top-level ``AND``s): used to read only that part of the store."""
     out: dict[str, str] = {}
-    if not isinstance(spec, dict):
+    if not isinstance(spec, dict) or _depth > MAX_DEPTH:
         return out
     for key, value in spec.items():
         if key in SCOPE_FIELDS and isinstance(value, str):
@@ -122,6 +127,6 @@ def scope_of(spec: Any) -> dict[str, str]:
             out[key] = value["eq"]
         elif key.upper() == "AND" and isinstance(value, list):
             for sub in value:
-                for k, v in scope_of(sub).items():
+                for k, v in scope_of(sub, _depth + 1).items():
                     out.setdefault(k, v)
     return out

@@ -193,6 +193,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
             parsed = json.loads(filters) if filters else None
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"is not JSON: {exc.msg}", field="filters") from None
+        except RecursionError:
+            raise InvalidInput("is nested too deeply", field="filters") from None
         if run_id:
             parsed = {"AND": [parsed, {"run_id": run_id}]} if parsed else {"run_id": run_id}
         args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "page": page,
@@ -202,8 +204,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     @app.delete("/v1/memories", summary="Forget every memory of a user (kept in history)")
     def delete_all(request: Request, user_id: str | None = None, agent_id: str | None = None,
                    app_id: str | None = None) -> Any:
-        args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}.items() if v}
-        return run(request, "delete_all_memories", args)
+        args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}.items() if v is not None}
+        return run(request, "delete_all_memories", args)  # an empty value is refused by the tool, never ignored
 
     @app.get("/v1/memories/{memory_id}", summary="One memory")
     def get_memory(request: Request, memory_id: str) -> Any:
@@ -251,22 +253,31 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
 
         principal = principal_of(request)
         _bind(principal, payload)
-        scope = _scope(principal, payload.get("user_id")).replace(agent_id=payload.get("agent_id"),
-                                                                    app_id=payload.get("app_id"))
+        scope = _scope(principal, payload.get("user_id"))
+        if scope.user_id is None:
+            raise InvalidInput("applying a dream needs a user_id: it works on one user's memories", field="user_id")
+        scope = scope.replace(agent_id=payload.get("agent_id"), app_id=payload.get("app_id"))
+        if payload.get("branch") is not None and not isinstance(payload["branch"], str):
+            raise InvalidInput("must be a string", field="branch")
         choices_in = payload.get("choices") or {}
         if not isinstance(choices_in, dict):
-            raise InvalidInput("must map conflict numbers to A, B or skip", field="choices")
+            raise InvalidInput("must map conflicts ('<idA>:<idB>' or their number) to A, B or skip", field="choices")
         now = utcnow()
         with store.transaction(write=False):
             items = list(iter_memories(store, scope))
         analysis = analyze(items, load_retention(), now, embedder=embedder)
         choices: dict[int, Any] = {}
+        # '<idA>:<idB>' names a conflict for good; a number is its place in this analysis (which
+        # may differ from the one a client saw if memories changed since)
+        by_ids = {f"{c.a.id}:{c.b.id}": i for i, c in enumerate(analysis.conflicts)}
         for k, v in choices_in.items():
-            if not str(k).isdigit() or not 0 <= int(k) < len(analysis.conflicts):
-                raise InvalidInput(f"no conflict {k!r} (there are {len(analysis.conflicts)})", field=f"choices.{k}")
+            k = str(k)
+            i = by_ids.get(k, int(k) if k.isdigit() and int(k) < len(analysis.conflicts) else None)
+            if i is None:
+                raise InvalidInput(f"no conflict {k!r} now (there are {len(analysis.conflicts)})", field=f"choices.{k}")
             if str(v).casefold() not in ("a", "b", "skip"):
                 raise InvalidInput("must be A, B or skip", field=f"choices.{k}")
-            choices[int(k)] = None if str(v).casefold() == "skip" else str(v).upper()
+            choices[i] = None if str(v).casefold() == "skip" else str(v).upper()
         ctx = ToolContext(store=store, scope=scope, now=now, embedder=embedder)
         with dream_lock(store, scope):
             applied = apply_dream(ctx, analysis, choices, branch=payload.get("branch"))
@@ -301,6 +312,9 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
 
 def _bind(principal: Principal, args: dict[str, Any], user_id: str | None = None) -> None:
     """A user's key names only its own user: any other answers 404, like an unknown id."""
+    for name, value in (("user_id", args.get("user_id")), ("filters", args.get("filters"))):
+        if value is not None and not isinstance(value, str if name == "user_id" else dict):
+            raise InvalidInput(f"must be a {'string' if name == 'user_id' else 'JSON object'}", field=name)
     if principal.user_id is None:
         return
     named = {user_id, args.get("user_id"), scope_of(args.get("filters")).get("user_id")} - {None}

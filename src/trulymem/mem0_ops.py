@@ -10,6 +10,7 @@ updates change the fact in place. Deletes invalidate, they do not erase.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterator
@@ -23,7 +24,8 @@ from trulymem.llm.base import LLM
 from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories
 from trulymem.model import EdgeKind, Fact, Scope, to_json
 from trulymem.recall import RecallQuery, recall
-from trulymem.store.base import FactQuery
+from trulymem.store.base import FactQuery, NodeQuery
+from trulymem.text import name_key
 from trulymem.tools.base import ToolContext, embed_dirty
 from trulymem.tools.commit import TripletIn, commit_triplets
 
@@ -75,9 +77,14 @@ def _fields(metadata: dict[str, Any] | None) -> dict[str, Any]:
     if meta.get("type") is not None:
         fields["type"] = str(meta["type"])
     if "pinned" in meta:
-        fields["pinned"] = bool(meta["pinned"])
+        if not isinstance(meta["pinned"], bool):
+            raise InvalidInput("must be true or false", field="metadata.pinned")
+        fields["pinned"] = meta["pinned"]
     if meta.get("confidence") is not None:
-        fields["confidence"] = meta["confidence"]
+        c = meta["confidence"]
+        if isinstance(c, bool) or not isinstance(c, int | float) or not 0 <= c <= 1:
+            raise InvalidInput("must be a number from 0 to 1", field="metadata.confidence")
+        fields["confidence"] = float(c)
     return fields
 
 
@@ -196,16 +203,24 @@ def update(ctx: ToolContext, memory_id: str, base: Scope, *, text: str | None = 
         f = _fact(ctx, memory_id, base.user_wide())
         new_meta = {**f.metadata, **_fields(metadata)["metadata"]} if metadata is not None else f.metadata
         extra = _fields(metadata) if metadata is not None else {}
+        if text is not None and text.strip() != (f.object or "") and name_key(text) == name_key(f.object or ""):
+            # the same text in other case or width: the node's display name is what changes
+            node = ctx.store.nodes(NodeQuery(scope=Scope.everyone(), ids=[f.object_id]))[0]
+            ctx.store.restore_rows([{"record": "node", **to_json(dataclasses.replace(
+                node, name=text.strip(), updated_at=ctx.now))}])
+            text = None
         if text is None or text.strip() == (f.object or ""):
             changed = replace(f, metadata=new_meta, type=extra.get("type", f.type), pinned=extra.get("pinned", f.pinned),
                               confidence=extra.get("confidence", f.confidence), updated_at=ctx.now)
             ctx.store.restore_rows([{"record": "fact", **to_json(changed, exclude={"subject", "object"})}])
             return {"message": "Memory updated successfully!", "id": f.id}
+        # the new version keeps the memory's provenance: its run, source and speculation mark
         here = ToolContext(store=ctx.store, scope=Scope(user_id=f.user_id, agent_id=f.agent_id, app_id=f.app_id,
-                                                        session_id=ctx.scope.session_id),
+                                                        session_id=f.session_id),
                            now=ctx.now, embedder=ctx.embedder)
         fields = {"type": extra.get("type", f.type), "pinned": extra.get("pinned", f.pinned),
-                  "confidence": extra.get("confidence", f.confidence), "metadata": new_meta}
+                  "confidence": extra.get("confidence", f.confidence), "metadata": new_meta, "source": f.source,
+                  "speculation": f.speculation}
         ctx.store.invalidate_facts([f.id], ctx.now)
         new, _ = commit_triplets(here, [TripletIn(subject=f.subject or OWNER, relation=f.relation, object=text.strip(),
                                                   **fields)])[0]
@@ -223,8 +238,12 @@ def delete(ctx: ToolContext, memory_id: str, base: Scope) -> dict[str, Any]:
 
 
 def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = None) -> dict[str, Any]:
-    if base.user_id is None and not scope_of(filters).get("user_id"):
+    named = scope_of(filters)
+    if base.user_id is None and not named.get("user_id"):
         raise InvalidInput("delete_all needs a user_id (argument or filter)", field="user_id")
+    for key in ("user_id", "agent_id", "app_id"):
+        if getattr(base, key) and named.get(key) and named[key] != getattr(base, key):
+            raise InvalidInput(f"the argument and the filters name different {key}s", field=f"filters.{key}")
     with ctx.store.transaction():
         ids = [m.id for m in _matching(ctx, base, filters)]
         ctx.store.invalidate_facts(ids, ctx.now)

@@ -74,6 +74,7 @@ class TurnTrace(BaseModel):
     recalled: dict[str, Any] = Field(default_factory=dict)
     written: dict[str, list[str]] = Field(default_factory=_empty_written)
     task: str | None = Field(None, description="The task this turn was recorded under.")
+    resumed: list[str] = Field(default_factory=list, description="Tasks set back in progress this turn.")
     rewrites: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
@@ -148,9 +149,9 @@ class Agent:
             if last and i > 0:
                 st.messages.append({"role": "system", "content": "Tool budget for this turn is used up: "
                                                                  "answer the user now, without tools."})
-            res = self.llm.complete(st.messages, [] if last and i > 0 else self.tools, on_text=on_text)
+            res = self.llm.complete(st.messages, [] if last else self.tools, on_text=on_text)
             self._count(res, trace, st)
-            if not res.tool_calls or (last and i > 0):
+            if not res.tool_calls or last:
                 if res.tool_calls:
                     trace.warnings.append("the model asked for tools after the iteration cap; ignored")
                 return (res.content or "").strip()
@@ -243,6 +244,8 @@ class Agent:
             w["tasks"].append(str(result.get("task_id")))
         elif name == "task_set_state":
             w["states"].append(f"{result.get('task_id')}: {result.get('previous_state')} → {result.get('state')}")
+            if result.get("state") == TaskState.IN_PROGRESS.value:
+                trace.resumed.append(str(result.get("task_id")))
 
     # --- step 4 -----------------------------------------------------------------
     def _record(self, text: str, reply: str, trace: TurnTrace) -> None:
@@ -250,7 +253,7 @@ class Agent:
         turn, else the one it resumed, else the newest in progress, else a new one."""
         ctx = self._ctx()
         created = list(trace.written["tasks"])
-        resumed = [s.split(":")[0] for s in trace.written["states"] if s.endswith(TaskState.IN_PROGRESS.value)]
+        resumed = trace.resumed
         task: str | None = (created or resumed)[-1] if created or resumed else None
         if task is None:
             running = list_tasks(ctx, 1, TaskState.IN_PROGRESS)

@@ -23,6 +23,7 @@ from trulymem.dream.report import (
     summary,
 )
 from trulymem.dream.run import Applied, Choice, apply_dream, dream_lock, undo_dream
+from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM
 from trulymem.memories import iter_memories
@@ -96,6 +97,8 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
     one answer (conflict choices, then ``Apply? [Y/n]``). With ``llm`` the merged
     texts are written by the model."""
     scope = mem.scope
+    if scope.user_id is None:
+        raise InvalidInput("a dream works on one user's memories: name the user", field="user_id")
     project = scope.app_id or scope.user_id or "-"
     retention = load_retention(project_dir)
     result = DreamResult(status="no_memories", project=project, warnings=list(retention.warnings))

@@ -139,6 +139,11 @@ def kind_of(m: MemoryItem) -> str:
     return m.type or "unknown"
 
 
+def _block(m: MemoryItem) -> str:
+    """Memories are only ever compared within one user, type and subject."""
+    return f"{m.user_id}\x00{kind_of(m)}\x00{name_key(m.subject)}"
+
+
 def _text(m: MemoryItem) -> str:
     """What a memory says apart from whom it is about."""
     return m.object if relation_key(m.relation) == MEMORY_RELATION else f"{m.relation.replace('_', ' ')} {m.object}"
@@ -165,7 +170,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
 def _duplicates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[str, int], held: set[str],
                 distinct: set[tuple[str, str]], cfg: DreamSettings,
                 embedder: Embedder | None) -> list[Merge]:
-    blocks = [f"{kind_of(m)}\x00{name_key(m.subject)}" for m in live]
+    blocks = [_block(m) for m in live]
     scored = [(i, j, s) for i, j, s in similar_pairs(sets, cfg.dup_threshold, blocks, df)
               if live[i].id not in held and live[j].id not in held
               and (min(live[i].id, live[j].id), max(live[i].id, live[j].id)) not in distinct]
@@ -278,15 +283,15 @@ def _contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets: lis
             win, why = _winner(a, b)
             found[(a.id, b.id)] = Contradiction(a=a, b=b, topic=topic, winner=win, why=why)
 
-    by_triple: dict[tuple[str, str, str], list[int]] = defaultdict(list)
-    by_object: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    by_triple: dict[tuple[str, str], list[int]] = defaultdict(list)
+    by_object: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, m in enumerate(live):
         if relation_key(m.relation) == MEMORY_RELATION:
             continue
-        by_triple[(kind_of(m), name_key(m.subject), relation_key(m.relation))].append(i)
-        by_object[(kind_of(m), name_key(m.subject), name_key(m.object))].append(i)
+        by_triple[(_block(m), relation_key(m.relation))].append(i)
+        by_object[(_block(m), name_key(m.object))].append(i)
     # 1. a single-valued relation with two values: "lives_in Paris" vs "lives_in Berlin"
-    for (_, _, rel), idx in by_triple.items():
+    for (_, rel), idx in by_triple.items():
         if not _single_valued(rel) or len(idx) < 2:
             continue
         newest = max(idx, key=lambda k: (live[k].updated_at, live[k].id))
@@ -311,7 +316,7 @@ def _contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets: lis
         seq = tuple(seqs[i])
         if not 1 <= len(seq) <= 16:
             continue
-        block = (kind_of(m), name_key(m.subject))
+        block = _block(m)
         for p in range(len(seq) + 1):
             for k in range(0, min(3, len(seq) - p) + 1):
                 if k < len(seq):  # something must stay unmasked
@@ -338,7 +343,7 @@ def _contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets: lis
     plain = [set(without_negation(q)) for q in seqs]
     negs = [i for i, n in enumerate(neg) if n]
     if negs:
-        blocks = [f"{kind_of(m)}\x00{name_key(m.subject)}" for m in live]
+        blocks = [_block(m) for m in live]
         for x, y, _ in similar_pairs(plain, 0.5, blocks, df, probes=negs,
                                      targets={i for i, n in enumerate(neg) if not n}):
             n, o = (x, y) if neg[x] else (y, x)
