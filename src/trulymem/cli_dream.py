@@ -11,7 +11,6 @@ from trulymem.cli import Ctx, common, err, main, out
 from trulymem.dream import load_retention, result_json, run_dream, undo_dream
 from trulymem.errors import InvalidInput, TrulyMemError
 from trulymem.llm import get_llm
-from trulymem.tools.base import ToolContext
 
 
 @main.command()
@@ -49,8 +48,7 @@ def dream(ctx: Ctx, auto: bool, dry_run: bool, undo: bool, run_id: str | None, l
                 out.print("No dream runs in this scope.")
             return
         if undo:
-            ctx_ = ToolContext(store=mem.store, scope=mem.scope, now=mem.clock(), embedder=mem.embedder)
-            run = undo_dream(ctx_, run_id)
+            run = undo_dream(mem.context(), run_id)
             if ctx.as_json:
                 click.echo(json.dumps({"undone": run.id, **run.summary}, ensure_ascii=False))
             else:

@@ -95,17 +95,18 @@ class TrulyMem:
         self.close()
 
     # --- generic --------------------------------------------------------------
-    def _ctx(self, turn_calls: list[str] | None = None) -> ToolContext:
+    def context(self, turn_calls: list[str] | None = None) -> ToolContext:
+        """What a tool call runs against: this store and scope, now."""
         return ToolContext(store=self.store, scope=self.scope, now=self.clock(), turn_calls=turn_calls,
                            embedder=self.embedder)
 
     def run(self, tool: str, args: dict[str, Any], *, turn_calls: list[str] | None = None) -> BaseModel:
         """Run a tool by name; raises ``TrulyMemError`` on bad input."""
-        return run_tool(get_tool(tool), self._ctx(turn_calls), args)
+        return run_tool(get_tool(tool), self.context(turn_calls), args)
 
     def call(self, tool: str, args: dict[str, Any], *, turn_calls: list[str] | None = None) -> ToolResult:
         """Run a tool by name; failures come back as data (for LLM tool loops)."""
-        return call_tool(tool, self._ctx(turn_calls), args)
+        return call_tool(tool, self.context(turn_calls), args)
 
     # --- the tools, typed -----------------------------------------------------
     def commit(self, triplets: list[dict[str, Any]], *, turn_id: str | None = None,
@@ -185,8 +186,8 @@ class TrulyMem:
     def history(self, subject: str, relation: str | None = None) -> list[Fact]:
         """Every version of the subject's facts, valid and invalidated, oldest first."""
         with self.store.transaction(write=False):
-            require_user(self._ctx())
-            ids = self._ctx().node_ids(subject)
+            require_user(self.context())
+            ids = self.context().node_ids(subject)
             return self.store.facts(FactQuery(
                 scope=self.scope, subject_ids=ids, validity="all", newest_first=False,
                 relation_keys=[relation_key(relation)] if relation else None,
@@ -198,7 +199,7 @@ class TrulyMem:
         n = 0
         with self.store.transaction(write=False):
             if not all_users:
-                require_user(self._ctx())
+                require_user(self.context())
             for row in self.store.export_rows(scope):
                 out.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
                 n += 1

@@ -18,15 +18,20 @@ from typing import Any
 from fastapi import Body, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 from starlette.types import Message, Receive, Send
 from starlette.types import Scope as ASGIScope
 
 from trulymem import __version__
+from trulymem.dream import DreamResult, analyze, load_retention, result_json
+from trulymem.dream.run import apply_dream, dream_lock
 from trulymem.embed import Embedder
 from trulymem.errors import InvalidInput, NotFound, TrulyMemError
 from trulymem.filters import scope_of
 from trulymem.keys import any_active, verify
 from trulymem.llm.base import LLM
+from trulymem.mem0_ops import scope_for
+from trulymem.memories import iter_memories
 from trulymem.model import Scope, utcnow
 from trulymem.store.sqlite import SQLiteStore
 from trulymem.tools import REGISTRY, ToolContext, call_tool
@@ -164,8 +169,6 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     def tool_route(method: str, path: str, tool: str, summary: str) -> None:
         async def handler(request: Request, payload: dict[str, Any] = Body(...),  # noqa: B008
                           user_id: str | None = None) -> Any:
-            from starlette.concurrency import run_in_threadpool
-
             return await run_in_threadpool(run, request, tool, payload, user_id)
 
         app.add_api_route(path, handler, methods=[method], summary=summary, openapi_extra=body_schema(tool),
@@ -247,10 +250,6 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         return run(request, "memory_dream", payload)
 
     def _dream_apply(request: Request, payload: dict[str, Any]) -> Any:
-        from trulymem.dream import analyze, load_retention, result_json
-        from trulymem.dream.run import apply_dream, dream_lock
-        from trulymem.memories import iter_memories
-
         principal = principal_of(request)
         _bind(principal, payload)
         scope = _scope(principal, payload.get("user_id"))
@@ -281,8 +280,6 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         ctx = ToolContext(store=store, scope=scope, now=now, embedder=embedder)
         with dream_lock(store, scope):
             applied = apply_dream(ctx, analysis, choices, branch=payload.get("branch"))
-        from trulymem.dream import DreamResult
-
         return result_json(DreamResult(status="applied", project=scope.app_id or scope.user_id or "-",
                                        analysis=analysis, applied=applied))
 
@@ -338,5 +335,4 @@ def _mentions_user(filters: Any, allowed: str) -> bool:
 
 
 def _scope(principal: Principal, user_id: str | None) -> Scope:
-    user = principal.user_id or user_id
-    return Scope(user_id=user) if user else Scope.everyone()
+    return scope_for(Scope.everyone(), principal.user_id or user_id)

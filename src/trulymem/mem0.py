@@ -62,8 +62,7 @@ class Memory:
 
     def _ctx(self, user_id: str | None = None, agent_id: str | None = None, app_id: str | None = None,
              run_id: str | None = None) -> ToolContext:
-        user = user_id or self.default_user
-        scope = Scope(user_id=user, agent_id=agent_id, app_id=app_id, session_id=run_id) if user else Scope.everyone()
+        scope = mem0_ops.scope_for(Scope.everyone(), user_id or self.default_user, agent_id, app_id, run_id)
         return ToolContext(store=self.store, scope=scope, now=self.clock(), embedder=self.embedder, llm=self.llm)
 
     def add(self, messages: Any, *, user_id: str | None = None, agent_id: str | None = None,

@@ -11,16 +11,14 @@ updates change the fact in place. Deletes invalidate, they do not erase.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import datetime
 from typing import Any
 
 from trulymem.errors import InvalidInput, NotFound
 from trulymem.filters import compile_filter, scope_of
-from trulymem.llm.base import LLM
+from trulymem.llm.base import LLM, json_reply
 from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories
 from trulymem.model import EdgeKind, Fact, Scope, to_json
 from trulymem.recall import RecallQuery, recall
@@ -90,11 +88,10 @@ def _fields(metadata: dict[str, Any] | None) -> dict[str, Any]:
 
 def extract_facts(llm: LLM, messages: list[dict[str, str]]) -> list[str]:
     text = "\n".join(f"{m['role']}: {m['content']}" for m in messages)
-    reply = llm.complete([{"role": "user", "content": EXTRACT_PROMPT.format(conversation=text)}]).content or ""
-    reply = reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    reply = llm.complete([{"role": "user", "content": EXTRACT_PROMPT.format(conversation=text)}]).content
     try:
-        facts = json.loads(reply)
-    except json.JSONDecodeError:
+        facts = json_reply(reply)
+    except ValueError:
         raise InvalidInput("the model's fact list was not JSON; nothing stored", field="infer") from None
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise InvalidInput("the model did not answer with a list of strings; nothing stored", field="infer")
@@ -215,9 +212,7 @@ def update(ctx: ToolContext, memory_id: str, base: Scope, *, text: str | None = 
             ctx.store.restore_rows([{"record": "fact", **to_json(changed, exclude={"subject", "object"})}])
             return {"message": "Memory updated successfully!", "id": f.id}
         # the new version keeps the memory's provenance: its run, source and speculation mark
-        here = ToolContext(store=ctx.store, scope=Scope(user_id=f.user_id, agent_id=f.agent_id, app_id=f.app_id,
-                                                        session_id=f.session_id),
-                           now=ctx.now, embedder=ctx.embedder)
+        here = ctx.within(Scope(user_id=f.user_id, agent_id=f.agent_id, app_id=f.app_id, session_id=f.session_id))
         fields = {"type": extra.get("type", f.type), "pinned": extra.get("pinned", f.pinned),
                   "confidence": extra.get("confidence", f.confidence), "metadata": new_meta, "source": f.source,
                   "speculation": f.speculation}
@@ -274,13 +269,10 @@ def history(ctx: ToolContext, memory_id: str, base: Scope) -> list[dict[str, Any
     for i, f in enumerate(chain):
         events.append({"id": f"{f.id}:add", "memory_id": f.id, "event": "ADD" if i == 0 else "UPDATE",
                        "old_memory": chain[i - 1].object if i else None, "new_memory": f.object,
-                       "created_at": _iso(f.created_at)})
+                       "created_at": f.created_at.isoformat()})
     last = chain[-1]
     if last.invalid_at is not None and not last.superseded_by:
         events.append({"id": f"{last.id}:delete", "memory_id": last.id, "event": "DELETE", "old_memory": last.object,
-                       "new_memory": None, "created_at": _iso(last.invalid_at)})
+                       "new_memory": None, "created_at": last.invalid_at.isoformat()})
     return events
 
-
-def _iso(t: datetime) -> str:
-    return t.isoformat()

@@ -21,7 +21,7 @@ from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM, LLMResponse, Message, OnText, ToolCall
 from trulymem.model import EdgeKind, TaskState, new_id
-from trulymem.tools.base import ToolContext, ToolResult, call_tool, get_tool
+from trulymem.tools.base import ToolResult, call_tool, get_tool
 from trulymem.tools.tasks import list_tasks
 
 # Tool families and how many calls of each a turn may make.
@@ -117,17 +117,13 @@ class Agent:
     def session(self) -> str:
         return self.memory.scope.session_id or "chat"
 
-    def _ctx(self, turn_calls: list[str] | None = None) -> ToolContext:
-        m = self.memory
-        return ToolContext(store=m.store, scope=m.scope, now=m.clock(), turn_calls=turn_calls, embedder=m.embedder)
-
     # --- the turn -------------------------------------------------------------
     def turn(self, text: str, *, on_text: OnText | None = None) -> TurnResult:
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("the user message is empty", field="text")
         t_start = time.perf_counter()
         trace = TurnTrace(turn_id=new_id(), user=text)
-        recalled = recall_context(self.memory, self._ctx(), text, self.session, self.budget)
+        recalled = recall_context(self.memory, self.memory.context(), text, self.session, self.budget)
         messages: list[Message] = [{"role": "system", "content": system_prompt(recalled, self.identity)},
                                    {"role": "user", "content": text}]
         trace.recalled = _recalled_summary(recalled)
@@ -211,7 +207,7 @@ class Agent:
         if call.name == "memory_commit":
             args = self._mark_speculation(args, text, trace)
             args.setdefault("turn_id", trace.turn_id)
-        result = call_tool(call.name, self._ctx(list(st.since_rewrite)), args)
+        result = call_tool(call.name, self.memory.context(list(st.since_rewrite)), args)
         if call.name != "context_rewrite":
             st.since_rewrite.append(call.name)
         if result.ok and result.result is not None:
@@ -251,7 +247,7 @@ class Agent:
     def _record(self, text: str, reply: str, trace: TurnTrace) -> None:
         """Record the turn under a task, whatever the model did: the task it created this
         turn, else the one it resumed, else the newest in progress, else a new one."""
-        ctx = self._ctx()
+        ctx = self.memory.context()
         created = list(trace.written["tasks"])
         resumed = trace.resumed
         task: str | None = (created or resumed)[-1] if created or resumed else None

@@ -27,7 +27,6 @@ from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM
 from trulymem.memories import iter_memories
-from trulymem.tools.base import ToolContext
 
 __all__ = ["Analysis", "Applied", "DreamResult", "DreamSettings", "Retention", "analyze", "apply_dream",
            "current_branch", "load_retention", "result_json", "run_dream", "undo_dream"]
@@ -120,7 +119,7 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
         emit(NOTHING_TO_DO)
         result.status = "nothing_to_do"
         return result
-    ctx = ToolContext(store=mem.store, scope=scope, now=now, embedder=mem.embedder)
+    ctx = mem.context()
     if dry_run:
         emit(report(analysis))
         emit(f"{proposed(analysis)} (dry run: nothing applied)")

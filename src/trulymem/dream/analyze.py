@@ -127,7 +127,7 @@ class Analysis:
 
 @dataclass(frozen=True)
 class DreamSettings:
-    dup_threshold: float = 0.6      # weighted keyword overlap: "more than 60% of significant nouns"
+    dup_threshold: float = 0.6      # Jaccard of significant words: "more than 60% of significant nouns"
     cosine_threshold: float = 0.9   # a semantic embedder's cosine to the nearest neighbour that makes a duplicate
     low_confidence: float = 0.3
     semantic_floor: float = 0.6     # with a semantic embedder: mutual nearest neighbours this close …

@@ -90,8 +90,7 @@ def _add(ctx: ToolContext, journal: _Journal, scope: Scope, subject: str, relati
     if len(existing) == 2 or keys[0] == keys[1] and existing:
         same = store.active_facts_for([(existing[keys[0]], relation_key(relation), existing[keys[1]])])
         journal.touch([f.id for f in same.values()])
-    here = ToolContext(store=store, scope=scope, now=ctx.now, embedder=ctx.embedder)
-    fact, status = commit_triplets(here, [TripletIn(subject=subject, relation=relation, object=obj, **fields)])[0]
+    fact, status = commit_triplets(ctx.within(scope), [TripletIn(subject=subject, relation=relation, object=obj, **fields)])[0]
     if status == "created":
         journal.created.append(("fact", fact.id))
     for key, node_id in ((keys[0], fact.subject_id), (keys[1], fact.object_id)):

@@ -7,6 +7,7 @@ client implements one method, ``_complete``; ``complete`` adds the timing.
 
 from __future__ import annotations
 
+import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -46,6 +47,12 @@ class LLMResponse(BaseModel):
         if self.tool_calls:
             msg["tool_calls"] = [c.as_message_part() for c in self.tool_calls]
         return msg
+
+
+def json_reply(text: str | None) -> Any:
+    """The JSON a model was asked to answer with, code fences tolerated; ``ValueError`` if none."""
+    body = (text or "").strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    return json.loads(body)  # JSONDecodeError is a ValueError
 
 
 class LLM(ABC):

@@ -75,10 +75,14 @@ class ToolContext:
     embedder: Embedder | None = None
     llm: LLM | None = None  # for tools that can ask a model (add_memory with infer=True)
 
+    def within(self, scope: Scope) -> ToolContext:
+        """The same call (store, time, embedder, model) seen from another scope."""
+        return dataclasses.replace(self, scope=scope)
+
     def beside(self, agent_id: str | None, app_id: str | None) -> ToolContext:
         """Write into another namespace of the same user (next to the facts being changed)."""
-        scope = Scope(user_id=self.scope.user_id, agent_id=agent_id, app_id=app_id, session_id=self.scope.session_id)
-        return dataclasses.replace(self, scope=scope)
+        return self.within(Scope(user_id=self.scope.user_id, agent_id=agent_id, app_id=app_id,
+                                 session_id=self.scope.session_id))
 
     def node_ids(self, name: str, scope: Scope | None = None) -> list[str]:
         """Ids of the nodes this name resolves to (one per namespace the scope sees)."""

@@ -8,7 +8,6 @@ time), linked ``(speaker) -said-> (episode)``, ``(episode) -in_session->
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 from trulymem.errors import InvalidInput
+from trulymem.llm.base import json_reply
 from trulymem.model import MAX_TEXT, Node, NodeType, Scope, UTCDatetime
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
@@ -118,11 +118,10 @@ def extract_triplets(ctx: ToolContext, messages: list[MessageIn]) -> list[tuple[
     if ctx.llm is None:
         raise InvalidInput("needs a chat model (TRULYMEM_LLM_MODEL)", field="extract_facts")
     listing = "\n".join(f"{i}. {m.speaker}: {m.text}" for i, m in enumerate(messages))
-    reply = ctx.llm.complete([{"role": "user", "content": EXTRACT_PROMPT.format(messages=listing)}]).content or ""
-    reply = reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    reply = ctx.llm.complete([{"role": "user", "content": EXTRACT_PROMPT.format(messages=listing)}]).content
     try:
-        items = json.loads(reply)
-    except json.JSONDecodeError:
+        items = json_reply(reply)
+    except ValueError:
         raise InvalidInput("the model's answer was not JSON; nothing stored", field="extract_facts") from None
     out: list[tuple[int, TripletIn]] = []
     for item in items if isinstance(items, list) else []:

@@ -77,15 +77,11 @@ def _scope(ctx: ToolContext, inp: _Scoped, run_id: str | None = None) -> Scope:
     return mem0_ops.scope_for(ctx.scope, inp.user_id, inp.agent_id, inp.app_id, run_id)
 
 
-def _beside(ctx: ToolContext, scope: Scope) -> ToolContext:
-    return ToolContext(store=ctx.store, scope=scope, now=ctx.now, embedder=ctx.embedder, llm=ctx.llm)
-
-
 def _add(ctx: ToolContext, inp: AddMemoryInput) -> Result:
     if (inp.messages is None) == (inp.text is None):
         raise InvalidInput("give either messages or text", field="messages")
     scope = _scope(ctx, inp, inp.run_id)
-    return Result(**mem0_ops.add(_beside(ctx, scope), inp.messages if inp.messages is not None else inp.text,
+    return Result(**mem0_ops.add(ctx.within(scope), inp.messages if inp.messages is not None else inp.text,
                                  metadata=inp.metadata, infer=inp.infer, llm=ctx.llm))
 
 
