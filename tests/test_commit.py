@@ -128,3 +128,39 @@ def test_bulk_commit_restores_the_garbage_collector(mem: TrulyMem) -> None:
         assert not gc.isenabled()  # a caller's choice is left alone
     finally:
         gc.enable()
+
+
+def test_the_seeds_speculation_mark_is_a_flag_on_the_subject(mem: TrulyMem) -> None:
+    mem.commit([triplet("user[speculation]", "likes", "music"), triplet("[推测] user", "likes", "jazz")])
+    facts = mem.history("user")
+    assert {(f.subject, f.object, f.speculation) for f in facts} == {("user", "music", True), ("user", "jazz", True)}
+    assert mem.stats().nodes == 3  # user, music, jazz: no "user[speculation]" node
+    assert mem.recall("music", depth=0).text.count("user[speculation] likes music") == 1
+    with pytest.raises(InvalidInput) as exc:
+        mem.commit([triplet("user[speculation]", "likes", "rock", speculation=False)])
+    assert exc.value.field == "triplets.0.subject"
+
+
+def test_a_new_value_of_a_single_valued_relation_supersedes_the_old(mem: TrulyMem, clock) -> None:
+    first = mem.commit([triplet("user", "lives_in", "Paris"), triplet("user", "likes", "rock")])
+    clock.advance(days=1)
+    moved = mem.commit([triplet("user", "住在", "Berlin"), triplet("user", "likes", "jazz")])
+    assert moved.superseded == [first.created[0]]  # likes accumulates: rock stays
+    history = mem.history("user")
+    paris = next(f for f in history if f.object == "Paris")
+    assert paris.invalid_at is not None and paris.superseded_by == moved.created[0]
+    current = {(f.relation, f.object) for f in history if f.invalid_at is None}
+    assert current == {("住在", "Berlin"), ("likes", "rock"), ("likes", "jazz")}
+    # a guess never replaces a stated value; pinned values stay; opting out keeps both
+    guess = mem.commit([triplet("user", "lives_in", "Rome", speculation=True)])
+    assert guess.superseded == []
+    mem.commit([triplet("user", "birthday", "May 1", pinned=True)])
+    assert mem.commit([triplet("user", "birthday", "June 2")]).superseded == []
+    assert mem.commit([triplet("user", "favorite_color", "blue")]).superseded == []
+    assert mem.commit([triplet("user", "favourite color", "red"), triplet("user", "works_at", "ACME")],
+                      supersede=False).superseded == []
+    assert {f.object for f in mem.history("user", "favorite_color") if f.invalid_at is None} == {"blue"}
+    assert len([f for f in mem.history("user") if f.invalid_at is None and "color" in f.relation]) == 2
+    # a later value in the same batch wins
+    two = mem.commit([triplet("user", "is_at", "home"), triplet("user", "currently_at", "the office")])
+    assert two.superseded == [two.created[0]]

@@ -59,7 +59,8 @@ def dm(db_path: Path) -> Any:
     mem.commit([note("Auth DB is PostgreSQL"), note("Deploy to Vercel"), note("Never use tabs", "style"),
                 {"subject": "user", "relation": "lives_in", "object": "Berlin"},
                 note("The team prefers short standups!", "process"),
-                note("用户喜欢猫", "pref"), note("用户很喜欢猫咪", "pref"), note("用户喜欢狗", "pref")])
+                note("用户喜欢猫", "pref"), note("用户很喜欢猫咪", "pref"), note("用户喜欢狗", "pref")],
+               supersede=False)  # a contradiction as an import or another tool would leave it
     yield mem
     mem.close()
 

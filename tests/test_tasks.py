@@ -4,6 +4,7 @@ import pytest
 
 from tests.helpers import snapshot
 from trulymem import Conflict, InvalidInput, NotFound, TrulyMem
+from trulymem.store.base import NodeQuery
 
 
 def test_chain_is_time_ordered_with_next_task_links(mem: TrulyMem) -> None:
@@ -78,9 +79,25 @@ def test_info_nodes_link_to_existing_nodes(mem: TrulyMem) -> None:
     mem.commit([{"subject": "idiom_chain_current", "relation": "content", "object": "为所欲为"}])
     mem.task_create("Task_idiom", "game", info_nodes=["idiom_chain_current", "new note"])
     st = mem.stats()
-    assert st.nodes_by_type["InfoNode"] == 1  # only the unknown name became an InfoNode
+    assert st.nodes_by_type["InfoNode"] == 2  # the seed's order (commit, then task_create) types it too
     res = mem.recall("TaskNode", depth=2)
     assert "为所欲为" in res.text
+
+
+@pytest.mark.parametrize("commit_first", [True, False])
+def test_info_node_typing_does_not_depend_on_call_order(mem: TrulyMem, commit_first: bool) -> None:
+    fact = {"subject": "idiom_chain_current", "relation": "content", "object": "为所欲为"}
+    if commit_first:
+        mem.commit([fact])
+    mem.persona_set({"role": "catgirl"})
+    mem.task_create("Task_other", "another task")
+    mem.task_create("Task_idiom", "game", info_nodes=["idiom_chain_current", "Task_other", "AI"])
+    if not commit_first:
+        mem.commit([fact])
+    types = {n.name: n.type for n in mem.store.nodes(NodeQuery(scope=mem.scope))}
+    assert types["idiom_chain_current"] == "InfoNode"
+    assert types["Task_other"] == "TaskNode" and types["AI"] == "EntityNode"  # typed nodes keep their type
+    assert types["为所欲为"] == "EntityNode"
 
 
 def test_task_ids_that_already_carry_memories_are_refused(mem: TrulyMem) -> None:

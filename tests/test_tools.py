@@ -145,6 +145,24 @@ class TestContextRewrite:
             mem.context_rewrite(summary, n, self.CALLS)
         assert exc.value.field == field and needle in exc.value.message
 
+    @pytest.mark.parametrize("summary", [
+        '{"calls": 3, "memory_recall": 2, "memory_commit": 1}',
+        '```json\n[{"tool": "memory_recall", "n": 2}, {"tool": "memory_commit", "n": 1}]\n```',
+        '{"summary": "3 calls: memory_recall, memory_commit", ',
+    ])
+    def test_rejects_json(self, mem: TrulyMem, summary: str) -> None:
+        with pytest.raises(InvalidInput) as exc:
+            mem.context_rewrite(summary, 3, self.CALLS)
+        assert exc.value.field == "summary" and "JSON" in exc.value.message
+
+    def test_must_be_shorter_than_what_it_replaces(self, mem: TrulyMem) -> None:
+        summary = "3 calls: memory_recall twice found the persona and the chain, memory_commit stored the idiom."
+        replaced = '{"tool": "memory_recall", "ok": true, "result": {"text": "AI role catgirl"}}' * 2
+        assert mem.context_rewrite(summary, 3, self.CALLS, replaced=replaced * 3).tools["memory_recall"] == 2
+        with pytest.raises(InvalidInput) as exc:
+            mem.context_rewrite(summary, 3, self.CALLS, replaced=replaced[:60])
+        assert exc.value.field == "summary" and "not shorter" in exc.value.message
+
     def test_needs_a_turn(self, mem: TrulyMem) -> None:
         res = mem.call("context_rewrite", {"summary": "1 call: memory_recall", "tool_calls_summarized": 1})
         assert not res.ok and "agent turn" in res.error["message"]

@@ -24,6 +24,7 @@ from trulymem.recall import RecallResult
 from trulymem.store.base import FactQuery, Store
 from trulymem.store.sqlite import SQLiteStore
 from trulymem.text import relation_key
+from trulymem.text.tokenize import count_tokens
 from trulymem.tools import ToolContext, ToolResult, call_tool, get_tool, run_tool
 from trulymem.tools.base import embed_nodes, require_user
 from trulymem.tools.commit import CommitResult
@@ -95,10 +96,10 @@ class TrulyMem:
         self.close()
 
     # --- generic --------------------------------------------------------------
-    def context(self, turn_calls: list[str] | None = None) -> ToolContext:
+    def context(self, turn_calls: list[str] | None = None, turn_tokens: int | None = None) -> ToolContext:
         """What a tool call runs against: this store and scope, now."""
         return ToolContext(store=self.store, scope=self.scope, now=self.clock(), turn_calls=turn_calls,
-                           embedder=self.embedder)
+                           turn_tokens=turn_tokens, embedder=self.embedder)
 
     def run(self, tool: str, args: dict[str, Any], *, turn_calls: list[str] | None = None) -> BaseModel:
         """Run a tool by name; raises ``TrulyMemError`` on bad input."""
@@ -110,8 +111,11 @@ class TrulyMem:
 
     # --- the tools, typed -----------------------------------------------------
     def commit(self, triplets: list[dict[str, Any]], *, turn_id: str | None = None,
-               message_ids: list[str] | None = None) -> CommitResult:
-        return self.run("memory_commit", _args(triplets=triplets, turn_id=turn_id, message_ids=message_ids))  # type: ignore[return-value]
+               message_ids: list[str] | None = None, supersede: bool = True) -> CommitResult:
+        """Store triplets; with ``supersede`` (the default) a stated new value of a single-valued
+        relation (lives_in, birthday …) replaces the current one, which stays in history."""
+        return self.run("memory_commit", _args(triplets=triplets, turn_id=turn_id, message_ids=message_ids,  # type: ignore[return-value]
+                                               supersede=supersede))  # type: ignore[return-value]
 
     def recall(self, query_intent: str = "", *, depth: int = 2, seed_entities: list[str] | None = None,
                limit: int | None = None, time_range: dict[str, Any] | None = None, as_of: datetime | None = None,
@@ -142,9 +146,13 @@ class TrulyMem:
     def persona_get(self) -> PersonaResult:
         return self.run("persona_get", {})  # type: ignore[return-value]
 
-    def context_rewrite(self, summary: str, tool_calls_summarized: int, turn_calls: list[str]) -> ContextRewriteResult:
-        return self.run("context_rewrite", {"summary": summary, "tool_calls_summarized": tool_calls_summarized},  # type: ignore[return-value]
-                        turn_calls=turn_calls)
+    def context_rewrite(self, summary: str, tool_calls_summarized: int, turn_calls: list[str],
+                        replaced: str | None = None) -> ContextRewriteResult:
+        """Validate a summary of ``turn_calls``; with ``replaced`` (the calls' and results'
+        text) it must also be shorter than what it replaces."""
+        ctx = self.context(turn_calls, None if replaced is None else count_tokens(replaced))
+        return run_tool(get_tool("context_rewrite"), ctx,  # type: ignore[return-value]
+                        {"summary": summary, "tool_calls_summarized": tool_calls_summarized})
 
     def stats(self) -> StatsResult:
         return self.run("memory_stats", {})  # type: ignore[return-value]

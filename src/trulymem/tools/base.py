@@ -72,6 +72,7 @@ class ToolContext:
     scope: Scope
     now: datetime
     turn_calls: list[str] | None = None
+    turn_tokens: int | None = None  # size of those calls and their results (what context_rewrite replaces)
     embedder: Embedder | None = None
     llm: LLM | None = None  # for tools that can ask a model (add_memory with infer=True)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -10,8 +11,9 @@ from pydantic import BaseModel, Field, model_validator
 
 from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind, Fact, NodeType, UTCDatetime, new_id
-from trulymem.store.base import NodeSpec
+from trulymem.store.base import FactQuery, NodeSpec
 from trulymem.text import name_key, relation_key
+from trulymem.text.statements import single_valued, slot_keys
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
 from trulymem.tools.fields import (
     MAX_TRIPLETS,
@@ -26,6 +28,9 @@ from trulymem.tools.fields import (
 
 _KINDS = {k.value.casefold(): k for k in EdgeKind if k is not EdgeKind.FACT}
 _RESERVED_RELATIONS = {"has_state": "task_set_state", "next_task": "task_create", "has_persona": "persona_set"}
+# The seed writes guesses as ``user[speculation] likes music``: a mark on the subject, not a new node.
+_SPECULATION_MARK = re.compile(r"^\s*\[(?:speculation|speculative|inferred|推测|猜测)\]\s*|\s*\[(?:speculation|"
+                               r"speculative|inferred|推测|猜测)\]\s*$", re.IGNORECASE)
 _RESERVED_TYPES = {NodeType.TASK.value: "task_create", NodeType.STATE.value: "task_set_state",
                    NodeType.PERSONA.value: "persona_set"}
 
@@ -44,11 +49,22 @@ class TripletIn(InputPart):
     metadata: Metadata = Field(default_factory=dict, description="Free JSON metadata.")
     valid_at: UTCDatetime | None = Field(None, description="When the fact became true (event time); default now.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _speculation_mark(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("subject"), str) and _SPECULATION_MARK.search(data["subject"]):
+            if data.get("speculation") is False:
+                raise InvalidInput("is marked [speculation] but speculation is false", field="subject")
+            data = {**data, "subject": _SPECULATION_MARK.sub("", data["subject"]), "speculation": True}
+        return data
+
 
 class CommitInput(ToolInput):
     triplets: list[TripletIn] = Field(min_length=1, max_length=MAX_TRIPLETS)
     turn_id: Label | None = Field(None, description="Provenance: the conversation turn that produced these facts.")
     message_ids: list[Label] = Field(default_factory=list, max_length=100, description="Provenance: message ids.")
+    supersede: bool = Field(True, description="A stated new value of a single-valued relation (lives_in, works_at, "
+                                              "birthday, favorite_* …) replaces the current one, which stays in history.")
 
     @model_validator(mode="after")
     def _no_forged_structure(self) -> CommitInput:
@@ -74,6 +90,7 @@ class CommitResult(BaseModel):
     created: list[str]
     reinforced: list[str]
     facts: list[CommittedFact]
+    superseded: list[str] = Field(default_factory=list, description="Earlier values these facts replaced.")
 
 
 def check_relation(relation: str, field: str) -> None:
@@ -95,8 +112,11 @@ def commit_triplets(
     kind: EdgeKind | None = None,
     turn_id: str | None = None,
     message_ids: list[str] | None = None,
+    supersede: bool = False,
 ) -> list[tuple[Fact, str]]:
-    """Resolve nodes, then insert new facts and reinforce existing ones, as one batch.
+    """Resolve nodes, then insert new facts and reinforce existing ones, as one batch;
+    with ``supersede``, a stated new value of a single-valued relation invalidates the
+    subject's current one (``superseded_by`` the new fact).
 
     Returns ``(fact, "created" | "reinforced")`` in input order (a triplet repeated
     within the batch reinforces its own first occurrence)."""
@@ -126,9 +146,36 @@ def commit_triplets(
             valid_at=t.valid_at or now,
             subject=t.subject, object=t.object,
         ), "created")
-    store.insert_facts([f for f, status in batch.values() if status == "created"])
+    created = [f for f, status in batch.values() if status == "created"]
+    store.insert_facts(created)
     store.reinforce_facts([f for f, status in batch.values() if status == "reinforced"])
+    if supersede:
+        supersede_single_valued(ctx, created)
     return [batch[triple] for triple in triples]
+
+
+def supersede_single_valued(ctx: ToolContext, created: list[Fact]) -> list[str]:
+    """Invalidate the values that ``created`` replaces; returns their ids. A guess never
+    replaces anything, and pinned values stay (the dream shows the conflict instead)."""
+    slots: dict[tuple[str, str], Fact] = {}
+    for f in created:
+        canon = single_valued(f.relation) if f.kind == EdgeKind.FACT and not f.speculation else None
+        if canon:
+            slots[(f.subject_id, canon)] = f  # within one batch the last value wins
+    if not slots:
+        return []
+    current = ctx.store.facts(FactQuery(
+        scope=ctx.scope.user_wide(), subject_ids=list({s for s, _ in slots}), kinds=[EdgeKind.FACT],
+        relation_keys=sorted({k for _, canon in slots for k in slot_keys(canon)})))
+    replaced: dict[str, list[str]] = {}
+    for old in current:
+        new = slots.get((old.subject_id, single_valued(old.relation) or ""))
+        if new is None or old.id == new.id or old.pinned or old.object_id == new.object_id:
+            continue
+        replaced.setdefault(new.id, []).append(old.id)
+    for by, ids in replaced.items():
+        ctx.store.invalidate_facts(ids, ctx.now, superseded_by=by)
+    return [i for ids in replaced.values() for i in ids]
 
 
 def _reinforce(fact: Fact, t: TripletIn, now: datetime, kind: EdgeKind | None) -> Fact:
@@ -149,6 +196,7 @@ def _reinforce(fact: Fact, t: TripletIn, now: datetime, kind: EdgeKind | None) -
 
 def _commit(ctx: ToolContext, inp: CommitInput) -> CommitResult:
     done = commit_triplets(ctx, inp.triplets, turn_id=inp.turn_id, message_ids=inp.message_ids)
+    superseded = supersede_single_valued(ctx, [f for f, st in done if st == "created"]) if inp.supersede else []
     facts: dict[str, dict[str, Any]] = {}
     for fact, status in done:
         facts.setdefault(fact.id, {"id": fact.id, "status": status, "text": fact.render(),
@@ -159,6 +207,7 @@ def _commit(ctx: ToolContext, inp: CommitInput) -> CommitResult:
         "created": [f["id"] for f in rows if f["status"] == "created"],
         "reinforced": [f["id"] for f in rows if f["status"] == "reinforced"],
         "facts": rows,
+        "superseded": superseded,
     })
 
 

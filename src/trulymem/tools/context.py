@@ -7,18 +7,21 @@ interface validates the same way.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
 from pydantic import BaseModel, Field
 
 from trulymem.errors import InvalidInput
+from trulymem.text.tokenize import count_tokens
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register
 
 MAX_SUMMARY = 8000
 _EN = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen " \
       "sixteen seventeen eighteen nineteen twenty".split()
 _ZH = "零一二三四五六七八九十"
+_JSON_KEY = re.compile(r'^[\[{]\s*[\[{]?\s*"[^"\n]{1,80}"\s*:')
 _ZH_CALLS = r"\s*(?:次|回|(?:个|项)?\s*(?:工具)?调用)"  # 3次 / 3回 / 3个调用 / 3个工具调用
 
 
@@ -62,8 +65,30 @@ def _states_number(summary: str, n: int) -> bool:
     return any(re.search(rf"(?<![一二三四五六七八九十两俩]){w}{_ZH_CALLS}", text) for w in zh)
 
 
-def validate_rewrite(summary: str, tool_calls_summarized: int, turn_calls: list[str]) -> dict[str, int]:
-    """Check the summary against this turn's real calls; returns the call counts by tool."""
+def _is_json(summary: str) -> bool:
+    """A JSON object or list (code fences tolerated) is a copy of tool output, not a summary."""
+    body = summary.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    if not body or body[0] not in "{[":
+        return False
+    try:
+        json.loads(body)
+    except ValueError:  # truncated or sloppy JSON is still not prose
+        return body[-1:] in "}]" or bool(_JSON_KEY.match(body))
+    return True
+
+
+def validate_rewrite(summary: str, tool_calls_summarized: int, turn_calls: list[str],
+                     replaced_tokens: int | None = None) -> dict[str, int]:
+    """Check the summary against this turn's real calls; returns the call counts by tool.
+
+    ``replaced_tokens`` is the size of the calls and results the summary stands in for:
+    a summary is refused unless it is shorter."""
+    if _is_json(summary):
+        raise InvalidInput("is JSON; write the summary in plain language, not a copy of the tool results",
+                           field="summary")
+    if replaced_tokens is not None and count_tokens(summary) >= replaced_tokens:
+        raise InvalidInput(f"is {count_tokens(summary)} tokens, not shorter than the {replaced_tokens} tokens of tool "
+                           "calls and results it replaces", field="summary")
     calls = [c for c in turn_calls if c != "context_rewrite"]
     counts = Counter(calls)
     if not calls:
@@ -86,7 +111,7 @@ def _context_rewrite(ctx: ToolContext, inp: ContextRewriteInput) -> ContextRewri
     if ctx.turn_calls is None:
         raise InvalidInput("context_rewrite only works inside an agent turn (no tool calls recorded)",
                            field="tool_calls_summarized")
-    tools = validate_rewrite(inp.summary, inp.tool_calls_summarized, ctx.turn_calls)
+    tools = validate_rewrite(inp.summary, inp.tool_calls_summarized, ctx.turn_calls, ctx.turn_tokens)
     return ContextRewriteResult(accepted=True, summary=inp.summary.strip(),
                                 tool_calls_summarized=inp.tool_calls_summarized, tools=tools)
 

@@ -98,7 +98,7 @@ def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
                 m = inp.messages[i]
                 turn = ctx.beside(ctx.scope.agent_id, ctx.scope.app_id)
                 turn.scope = turn.scope.replace(session_id=m.session or ctx.scope.session_id)
-                commit_triplets(turn, [t], turn_id=m.id, message_ids=[m.id] if m.id else [])
+                commit_triplets(turn, [t], turn_id=m.id, message_ids=[m.id] if m.id else [], supersede=True)
             out.facts += len(extracted)
         if ctx.embedder is not None:
             embed_dirty(ctx.store, ctx.embedder)

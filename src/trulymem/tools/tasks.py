@@ -7,15 +7,19 @@ it, so the chain is a real time-ordered list in the graph.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from trulymem.errors import Conflict, InvalidInput, NotFound
 from trulymem.model import EdgeKind, Node, NodeType, TaskState
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
+from trulymem.text.statements import USER_WORDS
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.commit import TripletIn, commit_triplets
 from trulymem.tools.fields import Name, Text
+from trulymem.tools.persona import AI_NODE
 
 
 class TaskCreateInput(ToolInput):
@@ -66,37 +70,44 @@ def _find_task(ctx: ToolContext, task_id: str) -> Node:
 
 
 def _task_create(ctx: ToolContext, inp: TaskCreateInput) -> TaskInfo:
-    key = name_key(inp.task_id)
+    return create_task(ctx, inp.task_id, inp.description, inp.info_nodes)
+
+
+def create_task(ctx: ToolContext, task_id: str, description: str, info_nodes: list[str], *,
+                state: TaskState = TaskState.IN_PROGRESS, metadata: dict[str, Any] | None = None) -> TaskInfo:
+    """A TaskNode at the head of the chain (``NEXT_TASK`` from the newest task), in ``state``,
+    linked by ``CONTAINS_INFO`` to ``info_nodes``: plain entities among them become InfoNodes,
+    whether they were committed before or after (typed nodes keep their type)."""
+    key = name_key(task_id)
     ns = ctx.scope.writable().namespace()  # the chain this scope writes
     for node in ctx.store.nodes(NodeQuery(scope=ns, keys=[key])):
         if node.type == NodeType.TASK:
-            raise Conflict(f"task {inp.task_id!r} already exists; use task_set_state to change it", field="task_id")
+            raise Conflict(f"task {task_id!r} already exists; use task_set_state to change it", field="task_id")
         # Retyping a node that already carries memories would mix them into the chain (and its order).
         if node.type != NodeType.ENTITY or ctx.store.count_facts(FactQuery(scope=ns, node_ids=[node.id],
                                                                              validity="all")):
-            raise Conflict(f"{inp.task_id!r} already names a {node.type} with memories; choose another task_id",
+            raise Conflict(f"{task_id!r} already names a {node.type} with memories; choose another task_id",
                            field="task_id")
+    if key in {name_key(i) for i in info_nodes}:
+        raise InvalidInput("a task cannot be its own info node", field="info_nodes")
     previous = ctx.store.nodes(NodeQuery(scope=ns, types=[NodeType.TASK], limit=1))
     triplets = [
-        TripletIn(subject=inp.task_id, subject_type=NodeType.TASK, relation=EdgeKind.HAS_STATE,
-                  object=TaskState.IN_PROGRESS.value, object_type=NodeType.STATE),
+        TripletIn(subject=task_id, subject_type=NodeType.TASK, relation=EdgeKind.HAS_STATE,
+                  object=state.value, object_type=NodeType.STATE),
     ]
     if previous:
         triplets.append(TripletIn(subject=previous[0].name, subject_type=NodeType.TASK, relation=EdgeKind.NEXT_TASK,
-                                  object=inp.task_id, object_type=NodeType.TASK))
-    # Info nodes refer to existing memory by name; unknown names become InfoNodes.
-    known = {n.key for n in ctx.store.nodes(NodeQuery(scope=ns, keys=[name_key(i) for i in inp.info_nodes]))}
-    for info in dict.fromkeys(inp.info_nodes):
-        triplets.append(TripletIn(
-            subject=inp.task_id, relation=EdgeKind.CONTAINS_INFO, object=info,
-            object_type=None if name_key(info) in known else NodeType.INFO,
-        ))
+                                  object=task_id, object_type=NodeType.TASK))
+    roots = USER_WORDS | {name_key(AI_NODE), name_key(ctx.scope.user_id or "")}  # linked, never retyped
+    triplets += [TripletIn(subject=task_id, relation=EdgeKind.CONTAINS_INFO, object=info,
+                           object_type=None if name_key(info) in roots else NodeType.INFO)
+                 for info in dict.fromkeys(info_nodes)]
     done = commit_triplets(ctx, triplets)
     task_node = ctx.store.nodes(NodeQuery(scope=ns, keys=[key], types=[NodeType.TASK]))[0]
-    ctx.store.update_node(task_node.id, ctx.now, summary=inp.description)
+    ctx.store.update_node(task_node.id, ctx.now, summary=description, metadata=metadata)
     return TaskInfo(
-        task_id=task_node.name, node_id=task_node.id, description=inp.description,
-        state=TaskState.IN_PROGRESS.value, previous_task=previous[0].name if previous else None,
+        task_id=task_node.name, node_id=task_node.id, description=description,
+        state=state.value, previous_task=previous[0].name if previous else None,
         info_nodes=[f.object or "" for f, _ in done if f.kind == EdgeKind.CONTAINS_INFO],
         created_at=task_node.created_at.isoformat(),
     )

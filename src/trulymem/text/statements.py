@@ -1,0 +1,94 @@
+"""What a statement asserts: single-valued relations, negation and hedging, in
+English and Chinese. Shared by the write path (a new value supersedes the old
+one), the agent (is a claim what the user said, or its opposite?) and the
+extractors.
+"""
+
+from __future__ import annotations
+
+import re
+
+from trulymem.text.normalize import relation_key
+
+# Relations a subject has one current value of; aliases map to one canonical key so
+# "lives_in Paris" and "住在 Berlin" are the same slot. Accumulating relations (likes,
+# speaks, has_pet, working_on) are deliberately absent: a new value adds, never replaces.
+_SINGLE_VALUED: dict[str, tuple[str, ...]] = {
+    "lives_in": ("lives_in", "lives", "resides_in", "home_city", "hometown_now", "moved_to", "living_in",
+                 "住在", "居住在", "居住于", "住", "搬到"),
+    "is_at": ("is_at", "currently_at", "located_at", "current_location", "is_currently_at", "在", "现在在", "目前在"),
+    "works_at": ("works_at", "works_for", "employer", "employed_at", "employed_by", "company", "在工作", "工作于",
+                 "就职于", "任职于"),
+    "job": ("job", "occupation", "profession", "works_as", "job_title", "role_at_work", "职业", "工作是"),
+    "name": ("name", "is_named", "called", "named", "full_name", "名字", "叫", "名叫", "名字是"),
+    "age": ("age", "is_aged", "years_old", "年龄", "岁"),
+    "birthday": ("birthday", "birth_date", "born_on", "date_of_birth", "生日"),
+    "timezone": ("timezone", "time_zone", "时区"),
+    "email": ("email", "email_address", "邮箱"),
+    "phone": ("phone", "phone_number", "电话"),
+    "preferred_language": ("preferred_language", "reply_language", "prefers_language", "偏好语言"),
+    "partner": ("married_to", "spouse", "partner", "配偶"),
+    "package_manager": ("package_manager", "uses_package_manager", "包管理器"),
+    "deploy_target": ("deploy_target", "deploys_to", "deployed_on", "hosting", "部署在", "部署到"),
+}
+_CANONICAL = {relation_key(alias): canon for canon, aliases in _SINGLE_VALUED.items() for alias in aliases}
+_FAVORITE = re.compile(r"^(?:favou?rite|fav|最喜欢的)_?(.+)$")
+
+NEGATION_EN = re.compile(
+    r"\b(?:not|no|never|no longer|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|can'?t|cannot|"
+    r"hate|hates|dislike|dislikes|stopped|quit|nor|neither|anymore|any more)\b|n't\b",
+    re.IGNORECASE)
+NEGATION_ZH = re.compile(r"不|没|别|未|讨厌|厌恶|再也|不再")
+_NEGATIVE_RELATION = re.compile(r"(?:^|_)(?:not|no|never|dis|doesnt|dont|hates?|avoids?)(?:_|$)|^dis|不|没|讨厌")
+HEDGES = re.compile(
+    r"\b(?:probably|maybe|perhaps|possibly|likely|might|may_be|seems?|seemingly|apparently|presumably|guess(?:ed)?|"
+    r"suspect(?:ed)?|assume[sd]?|inferred|speculat\w*|could_be)\b|可能|也许|大概|估计|似乎|好像|应该是|猜",
+    re.IGNORECASE)
+_CLAUSE = re.compile(r"[.!?;。！？；\n]|,\s*(?:but|and|yet)\b|，\s*(?:但|而|可)|但是|不过")
+
+
+# Names that mean the user in a triplet ("user", "I", "我", "用户"): the user's own node.
+USER_WORDS = frozenset({"user", "the user", "i", "me", "my", "myself", "我", "用户", "本人"})
+
+
+def single_valued(relation: str) -> str | None:
+    """The canonical slot of a single-valued relation (``favorite_*`` included), else ``None``."""
+    key = relation_key(relation)
+    if key in _CANONICAL:
+        return _CANONICAL[key]
+    m = _FAVORITE.match(key)
+    return f"favorite_{m.group(1)}" if m else None
+
+
+def slot_keys(canonical: str) -> list[str]:
+    """Every relation key that names ``canonical``'s slot."""
+    if canonical.startswith("favorite_"):
+        rest = canonical.removeprefix("favorite_")
+        return [f"favorite_{rest}", f"favourite_{rest}", f"fav_{rest}", f"最喜欢的{rest}", f"最喜欢的_{rest}"]
+    return [k for k, c in _CANONICAL.items() if c == canonical]
+
+
+def negative_relation(relation: str) -> bool:
+    """``dislikes``, ``does_not_like``, ``不喜欢``: the relation itself denies."""
+    return bool(_NEGATIVE_RELATION.search(relation_key(relation)))
+
+
+def hedged(*parts: str) -> bool:
+    """True when a claim's own words say it is a guess ("probably_plays", "可能喜欢")."""
+    return any(HEDGES.search(p.replace("_", " ")) or HEDGES.search(p) for p in parts if p)
+
+
+def clause_span(text: str, position: int) -> tuple[int, int]:
+    """The clause of ``text`` around ``position`` (up to sentence marks and "but")."""
+    starts = [m.end() for m in _CLAUSE.finditer(text, 0, position)]
+    end_m = _CLAUSE.search(text, position)
+    return (starts[-1] if starts else 0), (end_m.start() if end_m else len(text))
+
+
+def negated_before(text: str, position: int) -> bool:
+    """Whether the clause holding ``position`` denies what follows: a negation cue
+    before it, or "anymore"/"no longer" anywhere in the clause."""
+    start, end = clause_span(text, position)
+    head = text[start:position]
+    return bool(NEGATION_EN.search(head) or NEGATION_ZH.search(head)
+                or re.search(r"\b(?:anymore|any more|no longer)\b", text[start:end], re.IGNORECASE))
