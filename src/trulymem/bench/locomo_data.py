@@ -49,6 +49,7 @@ class Question:
     text: str
     evidence: list[str]
     category: int
+    answer: str | None = None  # the gold answer; category 5 (adversarial) has none
 
 
 @dataclass
@@ -103,6 +104,9 @@ def load_locomo(path: str | Path) -> list[Conversation]:
             evidence = [d for e in _need(qa.get("evidence", []), list, f"{qw}.evidence")
                         for d in dia_ids(_need(e, str, f"{qw}.evidence item"))]
             category = _need(qa.get("category"), int, f"{qw}.category")
-            conv.questions.append(Question(question, list(dict.fromkeys(evidence)), category))
+            answer = qa.get("answer")
+            if answer is not None:  # a few answers are numbers (a year, a count)
+                answer = str(_need(answer, (str, int, float), f"{qw}.answer"))
+            conv.questions.append(Question(question, list(dict.fromkeys(evidence)), category, answer))
         out.append(conv)
     return out
