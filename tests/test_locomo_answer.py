@@ -87,9 +87,10 @@ def locomo_file(tmp_path: Path) -> Path:
 def _run(path: Path, answer_steps: list[Step], judge_steps: list[Step], **kw: Any) -> tuple[dict[str, Any], ScriptedServer]:
     with ScriptedServer(answer_steps, model="answerer", api_key=KEY) as a, \
             ScriptedServer(judge_steps, model="judge", api_key=KEY) as j:
-        report = run_locomo_answers(path, embedder=HashingEmbedder(), **kw,
-                                    answerer=OpenAIChat("answerer", base_url=a.base_url, api_key=KEY, max_retries=0),
-                                    judge=OpenAIChat("judge", base_url=j.base_url, api_key=KEY, max_retries=0))
+        answers = OpenAIChat("answerer", base_url=a.base_url, api_key=KEY, max_retries=0)
+        judges = OpenAIChat("judge", base_url=j.base_url, api_key=KEY, max_retries=0)
+        with answers.client, judges.client:
+            report = run_locomo_answers(path, answerer=answers, judge=judges, embedder=HashingEmbedder(), **kw)
     return report, a
 
 

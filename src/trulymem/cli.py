@@ -442,6 +442,8 @@ def bench_locomo(path: str, embedder: str, conversations: int | None, answer: bo
                  include_adversarial: bool, memory_tokens: int, as_json: bool) -> None:
     """Evidence recall@k on a LoCoMo-format file, with ablations, budgets and latency;
     with --answer, answer accuracy graded by an LLM judge."""
+    from contextlib import ExitStack
+
     from click.core import ParameterSource
     from rich.progress import Progress
 
@@ -457,28 +459,29 @@ def bench_locomo(path: str, embedder: str, conversations: int | None, answer: bo
         if answer_only and not answer:
             raise InvalidInput(f"{', '.join(answer_only)} {'is' if len(answer_only) == 1 else 'are'} only used "
                                "with --answer")
-        if answer:
-            llm = Settings.load(llm_base_url=base_url, llm_api_key=api_key).llm
-            answer_model = answer_model or llm.model
-            if not answer_model:  # before anything is loaded or ingested
-                err.print("Error: --answer needs a model: pass --answer-model (and --judge-model), or set "
-                          "TRULYMEM_LLM_MODEL (llm_model in the config file)", markup=False)
-                sys.exit(2)
-            answerer, judge = benchmark_llms(llm, answer_model, judge_model or answer_model)
-        emb = None if embedder == "none" else get_embedder(embedder)
-        with Progress(console=err, transient=True) as bar:
-            task = bar.add_task("LoCoMo", total=None)
-
-            def step(label: str, done: int, total: int) -> None:
-                bar.update(task, description=label, completed=done, total=total)
-
+        with ExitStack() as stack:
             if answer:
-                report = run_locomo_answers(path, answerer=answerer, judge=judge, embedder=emb,
-                                            conversations=conversations, questions=questions,
-                                            adversarial=include_adversarial, memory_tokens=memory_tokens,
-                                            progress=step)
-            else:
-                report = run_locomo(path, embedder=emb, conversations=conversations, progress=step)
+                llm = Settings.load(llm_base_url=base_url, llm_api_key=api_key).llm
+                answer_model = answer_model or llm.model
+                if not answer_model:  # before anything is loaded or ingested
+                    err.print("Error: --answer needs a model: pass --answer-model (and --judge-model), or set "
+                              "TRULYMEM_LLM_MODEL (llm_model in the config file)", markup=False)
+                    sys.exit(2)
+                answerer, judge = stack.enter_context(benchmark_llms(llm, answer_model, judge_model or answer_model))
+            emb = None if embedder == "none" else get_embedder(embedder)
+            with Progress(console=err, transient=True) as bar:
+                task = bar.add_task("LoCoMo", total=None)
+
+                def step(label: str, done: int, total: int) -> None:
+                    bar.update(task, description=label, completed=done, total=total)
+
+                if answer:
+                    report = run_locomo_answers(path, answerer=answerer, judge=judge, embedder=emb,
+                                                conversations=conversations, questions=questions,
+                                                adversarial=include_adversarial, memory_tokens=memory_tokens,
+                                                progress=step)
+                else:
+                    report = run_locomo(path, embedder=emb, conversations=conversations, progress=step)
     except TrulyMemError as exc:
         err.print(f"Error: {exc}", markup=False)
         sys.exit(2 if isinstance(exc, InvalidInput) else 1)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -200,10 +201,17 @@ def _summary(t: _Tally, skipped: dict[str, int]) -> dict[str, Any]:
     }
 
 
-def benchmark_llms(settings: LLMSettings, answer_model: str, judge_model: str) -> tuple[LLM, LLM]:
-    """The answer and judge clients from the configured endpoint, at temperature 0 so reruns agree."""
-    clients = tuple(get_llm(replace(settings, model=m)) for m in (answer_model, judge_model))
+@contextmanager
+def benchmark_llms(settings: LLMSettings, answer_model: str, judge_model: str) -> Iterator[tuple[LLM, LLM]]:
+    """The answer and judge clients from the configured endpoint, at temperature 0 so reruns
+    agree; their connections are closed on exit."""
+    clients = [get_llm(replace(settings, model=m)) for m in (answer_model, judge_model)]
     for llm in clients:
         if isinstance(llm, OpenAIChat):
             llm.temperature = 0.0
-    return clients[0], clients[1]
+    try:
+        yield clients[0], clients[1]
+    finally:
+        for llm in clients:
+            if isinstance(llm, OpenAIChat):
+                llm.client.close()
