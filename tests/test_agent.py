@@ -42,6 +42,7 @@ def make(db_path: Path) -> Iterator[Factory]:
         mem = TrulyMem(db_path, user_id="alice", embedder="hashing")
         mems.append(mem)
         llm = OpenAIChat(MODEL, base_url=srv.base_url, api_key=KEY, timeout=10, max_retries=2)
+        agent_kwargs.setdefault("extract", "rules")  # the script answers chat turns only (no post-turn calls)
         return Agent(mem, llm, **agent_kwargs), srv
 
     yield factory
@@ -98,9 +99,16 @@ def test_the_seed_idiom_chain_three_turns(make: Factory) -> None:
     first_of_turn3 = srv.requests[4]
     assert "catgirl" in system_of(first_of_turn3) and "Task_idiom_chain [paused]" in system_of(first_of_turn3)
     assert [m["role"] for m in first_of_turn3["messages"]] == ["system", "user"]  # no history carried
-    chain = {t.task_id: t for t in agent.memory.task_list().tasks}
-    assert chain["Task_nagato_yuki"].previous_task == "Task_idiom_chain"
+    tasks = agent.memory.task_list().tasks
+    chain = {t.task_id: t for t in tasks}
+    # Step 4 as the seed says: each turn is a TaskNode in the time chain, beside the topic tasks.
+    records = [r1.trace.record_task, r2.trace.record_task, r3.trace.record_task]
+    assert [t.task_id for t in reversed(tasks)] == ["Task_idiom_chain", records[0], "Task_nagato_yuki", *records[1:]]
+    assert chain["Task_nagato_yuki"].previous_task == records[0]
     assert chain["Task_idiom_chain"].state == "in_progress" and chain["Task_nagato_yuki"].state == "in_progress"
+    assert all(chain[r].state == "completed" and chain[r].kind == "turn" for r in records)
+    assert chain[records[1]].description.startswith("[Task_nagato_yuki] User: Nagato Yuki | AI: Nagato Yuki is")
+    assert {"idiom_chain_current", f"{r1.trace.turn_id}:user", "Task_idiom_chain"} <= set(chain[records[0]].info_nodes)
     assert r1.trace.llm_calls == 2 and r3.trace.tokens_in > 0
 
 
@@ -144,7 +152,7 @@ def test_unstated_user_facts_are_speculation(make: Factory) -> None:
         f.object: f for f in agent.memory.history("guitar")}
     assert facts["guitar"].speculation is False          # the user said it
     assert facts["music"].speculation is True            # the model inferred it
-    assert facts["a cat"].speculation is False           # the model said otherwise, explicitly
+    assert facts["a cat"].speculation is True            # the model's "speculation": false does not make it said
     assert facts["string instrument"].speculation is False  # not about the user
     assert any("music" in w for w in r.trace.warnings)
 
@@ -189,7 +197,7 @@ def test_tool_limits_and_the_iteration_cap(make: Factory) -> None:
     assert all("limit reached" in (t.error or {})["message"] for t in refused)
     assert srv.requests[-1]["tools"] == []  # the last round trip offers no tools: the model must answer
     assert_valid_sequence(srv.requests[-1]["messages"])
-    assert r.trace.task is not None  # recorded anyway
+    assert r.trace.record_task is not None  # recorded anyway
 
 
 def test_tool_calls_after_the_cap_are_not_run(db_path: Path) -> None:
@@ -218,7 +226,9 @@ def test_malformed_tool_arguments_are_a_tool_error(make: Factory) -> None:
     assert errors[0] and errors[0]["field"] == "arguments" and "not valid JSON" in errors[0]["message"]
     assert errors[1] and "unknown tool" in errors[1]["message"]
     assert_valid_sequence(srv.requests[-1]["messages"])
-    assert not agent.memory.history("user", "likes")
+    # the model's commit failed; the runtime stored the stated fact itself, with provenance
+    (tea,) = agent.memory.history("user", "likes")
+    assert tea.object == "tea" and tea.source == "rule-extract" and tea.message_ids == [f"{r.trace.turn_id}:user"]
 
 
 def test_streaming_reply_and_streamed_tool_calls(make: Factory) -> None:
@@ -236,11 +246,14 @@ def test_every_turn_is_recorded_even_without_tools(make: Factory) -> None:
     agent, _ = make(["Hello!", "Fine, thanks."])
     r1 = agent.turn("hi there")
     r2 = agent.turn("how are you?")
-    assert r1.trace.task == r2.trace.task and r1.trace.task is not None
-    task = agent.memory.task_list().tasks[0]
-    assert task.state == "in_progress" and task.description == "hi there"
-    assert set(task.info_nodes) >= {f"{r1.trace.turn_id}:user", f"{r2.trace.turn_id}:AI"}
+    assert r1.trace.task is None and r1.trace.record_task != r2.trace.record_task
+    second, first = agent.memory.task_list().tasks
+    assert (second.task_id, first.task_id) == (r2.trace.record_task, r1.trace.record_task)
+    assert second.previous_task == first.task_id and {first.state, second.state} == {"completed"}
+    assert first.description == "User: hi there | AI: Hello!"
+    assert set(first.info_nodes) == {f"{r1.trace.turn_id}:user", f"{r1.trace.turn_id}:AI"}
     assert "user: hi there" in r2.trace.recalled["last_turns"]
+    assert r2.trace.recalled["chain"] == [r1.trace.record_task]  # the chain is recalled before the model
 
 
 def test_prompt_size_stays_flat(make: Factory) -> None:
@@ -298,8 +311,13 @@ def test_cli_chat_one_shot_and_json(db_path: Path, monkeypatch: pytest.MonkeyPat
 
     from trulymem.cli import main
 
+    def extraction(messages: list[dict[str, Any]]) -> str:  # the post-turn call, after each reply
+        assert "Turn 0\nUser: " in messages[1]["content"]
+        return json.dumps({"turns": [{"turn": 0, "summary": "Talked about music", "facts": []}]})
+
     steps = [tools(call("memory_commit", triplets=[{"subject": "user", "relation": "likes", "object": "jazz"}])),
-             "Jazz, noted~", lambda m: "You like jazz." if "jazz" in m[0]["content"] else "No idea."]
+             "Jazz, noted~", extraction, lambda m: "You like jazz." if "jazz" in m[0]["content"] else "No idea.",
+             extraction]
     with ScriptedServer(steps, model=MODEL, api_key=KEY) as srv:
         _chat_env(monkeypatch, srv)
         runner = CliRunner()
@@ -310,6 +328,10 @@ def test_cli_chat_one_shot_and_json(db_path: Path, monkeypatch: pytest.MonkeyPat
         data = json.loads(r.output)
         assert data["reply"] == "You like jazz." and data["trace"]["llm_calls"] == 1
         assert data["trace"]["recalled"]["persona"] == {"role": "cat"}
+        assert srv.script.remaining == 0  # both turns were summarized before the command exited
+    with TrulyMem(db_path, user_id="default") as mem:
+        records = [t for t in mem.task_list().tasks if t.kind == "turn"]
+        assert [t.description for t in records] == ["Talked about music"] * 2
 
 
 def test_cli_chat_interactive_commands(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -322,7 +344,7 @@ def test_cli_chat_interactive_commands(db_path: Path, monkeypatch: pytest.Monkey
     with ScriptedServer(steps, model=MODEL, api_key=KEY) as srv:
         _chat_env(monkeypatch, srv)
         typed = "I like jazz\n/tasks\n/recall jazz\n/persona\n/forget user likes\ny\n/recall jazz\n/bogus\n/quit\n"
-        r = CliRunner().invoke(main, ["chat", "--db", str(db_path), "--no-stream"], input=typed)
+        r = CliRunner().invoke(main, ["chat", "--db", str(db_path), "--no-stream", "--extract", "rules"], input=typed)
     assert r.exit_code == 0, r.output
     assert "AI> Noted." in r.output and "Task_music [in_progress] Talk about music" in r.output
     assert "user likes jazz" in r.output and "(no persona stored)" in r.output

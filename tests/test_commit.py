@@ -164,3 +164,13 @@ def test_a_new_value_of_a_single_valued_relation_supersedes_the_old(mem: TrulyMe
     # a later value in the same batch wins
     two = mem.commit([triplet("user", "is_at", "home"), triplet("user", "currently_at", "the office")])
     assert two.superseded == [two.created[0]]
+
+
+def test_the_opposite_preference_for_the_same_thing_replaces_the_old(mem: TrulyMem) -> None:
+    likes = mem.commit([triplet("user", "likes", "rock"), triplet("user", "likes", "jazz")])
+    dislikes = mem.commit([triplet("user", "dislikes", "rock")])
+    assert dislikes.superseded == [likes.created[0]]
+    current = {(f.relation, f.object) for f in mem.history("user") if f.invalid_at is None}
+    assert current == {("dislikes", "rock"), ("likes", "jazz")}
+    again = mem.commit([triplet("user", "喜欢", "rock")])
+    assert again.superseded == dislikes.created

@@ -42,7 +42,9 @@ def describe(trace: TurnTrace) -> str:
     wrote += [f"task {t}" for t in w["tasks"]] + w["states"]
     if wrote:
         bits.append("wrote " + "; ".join(wrote))
-    bits.append(f"turn → {trace.task}")
+    if trace.extracted:
+        bits.append("stored what you said: " + "; ".join(trace.extracted))
+    bits.append(f"turn → {trace.record_task}" + (f" (topic {trace.task})" if trace.task else ""))
     bits.append(f"{trace.llm_calls} LLM call{'s' if trace.llm_calls != 1 else ''}, "
                 f"{trace.tokens_in}→{trace.tokens_out} tokens, memory {trace.latency_ms.get('memory', 0):.0f} ms")
     return "  ⋯ " + " · ".join(bits) + "".join(f"\n  ! {x}" for x in trace.warnings)
@@ -57,9 +59,12 @@ def describe(trace: TurnTrace) -> str:
 @click.option("--persona", help='Default persona as JSON, e.g. \'{"role": "catgirl"}\' (a stored one wins).')
 @click.option("--no-stream", is_flag=True, help="Print replies whole instead of as they arrive.")
 @click.option("--quiet", is_flag=True, help="Do not show memory operations.")
+@click.option("--extract", type=click.Choice(["auto", "model", "rules", "off"]), default="auto", show_default=True,
+              envvar="TRULYMEM_EXTRACT", help="How stated facts the model did not commit are stored: rules at once, "
+                                              "plus the model after each reply (auto/model), rules only, or off.")
 @common
 def chat(ctx: Ctx, message: str | None, model: str | None, base_url: str | None, api_key: str | None,
-         persona: str | None, no_stream: bool, quiet: bool) -> None:
+         persona: str | None, no_stream: bool, quiet: bool, extract: str) -> None:
     """Chat with an agent that remembers through the graph only (no message history).
 
     Each turn recalls the persona and the task chain in code, lets the model use
@@ -73,8 +78,8 @@ def chat(ctx: Ctx, message: str | None, model: str | None, base_url: str | None,
     llm = get_llm(settings)
     attrs = _json_arg(persona, "persona") or None
     session = ctx.session or "chat-" + datetime.now(UTC).strftime("%Y%m%d")
-    with ctx.mem() as mem:
-        agent = Agent(mem, llm, persona=attrs, session_id=session)
+    # Closing the agent finishes the work after the last reply (summaries, extraction).
+    with ctx.mem() as mem, Agent(mem, llm, persona=attrs, session_id=session, extract=extract) as agent:  # type: ignore[arg-type]
         if message is not None:
             _one_turn(ctx, agent, message, stream=not no_stream and not ctx.as_json, quiet=quiet)
             return

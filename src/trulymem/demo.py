@@ -96,7 +96,8 @@ SCRIPT: list[Any] = [
 
 def run_demo(mem: TrulyMem, emit: Callable[[str], None] = lambda _: None) -> list[Turn]:
     emit("A catgirl persona is given once; the model below is scripted, the memory is real.")
-    agent = Agent(mem, ScriptedLLM(list(SCRIPT)), persona=PERSONA, session_id="demo")
+    # The script answers chat turns only: stated facts are extracted by rules, not by a model call.
+    agent = Agent(mem, ScriptedLLM(list(SCRIPT)), persona=PERSONA, session_id="demo", extract="rules")
     turns: list[Turn] = []
     for text in USER_TURNS:
         emit("")
@@ -118,8 +119,11 @@ def run_demo(mem: TrulyMem, emit: Callable[[str], None] = lambda _: None) -> lis
             for line in _describe(step.tool, step.result or {}):
                 emit(f"      {line}")
         emit(f"AI: {res.reply}")
-        emit(f"  ⋯ in code, after the reply: turn recorded under {t.task} "
+        topic = f" (topic {t.task})" if t.task else ""
+        emit(f"  ⋯ in code, after the reply: turn recorded as {t.record_task}{topic} in the chain "
              f"({t.llm_calls} model call{'s' if t.llm_calls != 1 else ''}, memory {t.latency_ms['memory']:.0f} ms)")
+        for fact in t.extracted:
+            emit(f"      stated by the user, stored by the runtime: {fact}")
     return turns
 
 

@@ -10,8 +10,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from trulymem.agent.record import is_turn, turn_nodes
 from trulymem.graph import TrulyMem
-from trulymem.model import EdgeKind, NodeType
+from trulymem.model import EdgeKind, Node, NodeType, TaskState
 from trulymem.recall.render import render_text
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
@@ -56,9 +57,12 @@ class Recalled:
     """What the runtime put in front of the model this turn (part of the trace)."""
 
     persona: dict[str, str | list[str]] = field(default_factory=dict)
-    tasks: list[TaskInfo] = field(default_factory=list)
+    tasks: list[TaskInfo] = field(default_factory=list)  # open topic tasks: in progress or paused
+    chain: list[TaskInfo] = field(default_factory=list)  # the newest chain entries, turn records included
     task_info: dict[str, list[str]] = field(default_factory=dict)  # task -> "node: relation object" lines
     last_turns: list[str] = field(default_factory=list)
+    previous_session: list[str] = field(default_factory=list)  # "last time": the session before this one
+    previous_session_at: str | None = None
     memories: str = ""
     history_reference: str | None = None
     tokens: int = 0
@@ -68,8 +72,10 @@ class Recalled:
 @dataclass(frozen=True)
 class ContextBudget:
     total: int = 1500          # tokens for everything recalled
-    tasks: int = 6             # chain length shown on an ordinary turn
+    tasks: int = 6             # open tasks and chain entries shown on an ordinary turn
     tasks_deep: int = 20       # ... and when the user refers to earlier turns
+    previous_turns: int = 8    # turns of the previous session shown for "last time"
+    session_scan: int = 500    # chain entries searched for the previous session
     last_turns: int = 2        # latest turn records (user + reply) shown
     last_turns_deep: int = 6
     info_facts: int = 6        # facts shown per info node of a task
@@ -88,21 +94,29 @@ def _task_lines(tasks: list[TaskInfo], info: dict[str, list[str]]) -> list[str]:
     return lines
 
 
+def _chain_lines(chain: list[TaskInfo]) -> list[str]:
+    return [f"- {t.created_at[:16].replace('T', ' ')} {t.task_id if t.kind != 'turn' else 'turn'}"
+            f"{'' if t.kind == 'turn' else f' [{t.state}]'}: {t.description or ''}".rstrip() for t in chain]
+
+
 def recall_context(mem: TrulyMem, ctx: ToolContext, text: str, session: str,
                    budget: ContextBudget | None = None) -> Recalled:
     budget = budget or ContextBudget()
     t0 = time.perf_counter()
     out = Recalled(history_reference=history_reference(text))
     deep = out.history_reference is not None
-    persona = mem.persona_get()
-    out.persona = persona.attributes
-    out.tasks = list_tasks(ctx, budget.tasks_deep if deep else budget.tasks)
+    n_tasks = budget.tasks_deep if deep else budget.tasks
+    out.persona = mem.persona_get().attributes
+    out.tasks = list_tasks(ctx, n_tasks, states=[TaskState.IN_PROGRESS, TaskState.PAUSED])
     out.task_info = _info_facts(ctx, out.tasks, budget.info_facts)
+    out.chain = list_tasks(ctx, n_tasks)
     episodes = latest_episodes(ctx, ctx.scope.writable().namespace(), session,
                                budget.last_turns_deep if deep else budget.last_turns)
     out.last_turns = [n.summary or n.name for n in episodes]
+    if deep:
+        _previous_session(mem, out, session, budget)
     used = count_tokens("\n".join([*map(str, out.persona.values()), *_task_lines(out.tasks, out.task_info),
-                                   *out.last_turns]))
+                                   *_chain_lines(out.chain), *out.last_turns, *out.previous_session]))
     left = max(0, budget.total - used)
     if text.strip() and left > 50:
         # A message is words, not a comma-separated intent: recall it as one list of words.
@@ -115,6 +129,28 @@ def recall_context(mem: TrulyMem, ctx: ToolContext, text: str, session: str,
         out.memories = render_text(nodes, facts) if nodes or facts else ""
     out.ms = (time.perf_counter() - t0) * 1000
     return out
+
+
+def _previous_session(mem: TrulyMem, out: Recalled, session: str, budget: ContextBudget) -> None:
+    """The turns of the most recent earlier session, found by time (the chain), not by words:
+    "what did we talk about last time?" shares no word with the answer."""
+    turns: list[Node] = []
+    previous: str | None = None
+    for node in turn_nodes(mem, budget.session_scan):  # newest first
+        s = node.metadata.get("session") if is_turn(node) else None
+        if s is None or s == session:
+            if previous is not None and s == session:
+                break
+            continue
+        if previous is None:
+            previous = str(s)
+        elif s != previous:
+            break
+        turns.append(node)
+    turns = turns[: budget.previous_turns][::-1]
+    if turns:
+        out.previous_session_at = f"{turns[0].created_at:%Y-%m-%d %H:%M}"
+        out.previous_session = [f"- {n.created_at:%H:%M} {n.summary or ''}" for n in turns]
 
 
 def _info_facts(ctx: ToolContext, tasks: list[TaskInfo], per_node: int) -> dict[str, list[str]]:
@@ -145,10 +181,16 @@ def system_prompt(r: Recalled, identity: str = DEFAULT_IDENTITY) -> str:
             f"{k}: {', '.join(v) if isinstance(v, list) else v}" for k, v in r.persona.items()))
     else:
         parts.append("## Persona\nNone stored: use the default identity.")
-    parts.append("## Task chain (working memory, newest first)\n"
-                 + ("\n".join(_task_lines(r.tasks, r.task_info)) or "No tasks yet."))
+    parts.append("## Open tasks (working memory: in progress or paused)\n"
+                 + ("\n".join(_task_lines(r.tasks, r.task_info)) or "None."))
+    if r.chain:
+        parts.append("## Task chain (every turn and task in time order, newest first)\n"
+                     + "\n".join(_chain_lines(r.chain)))
+    if r.previous_session:
+        parts.append(f"## Last time: the previous conversation ({r.previous_session_at}, oldest first)\n"
+                     + "\n".join(r.previous_session))
     if r.last_turns:
-        parts.append("## Latest turns (from memory)\n" + "\n".join(r.last_turns))
+        parts.append("## Latest messages of this conversation (from memory)\n" + "\n".join(r.last_turns))
     if r.memories:
         parts.append("## Memories related to the user's message\n" + r.memories)
     if r.history_reference:
@@ -158,18 +200,3 @@ def system_prompt(r: Recalled, identity: str = DEFAULT_IDENTITY) -> str:
     prompt = "\n\n".join(parts)
     r.tokens = count_tokens(prompt)
     return prompt
-
-
-_USER_WORDS = {"user", "i", "me", "my", "myself", "我", "用户", "the user"}
-
-
-def about_user(subject: str, user_id: str | None) -> bool:
-    key = name_key(subject.replace("[speculation]", ""))
-    return key in _USER_WORDS or (user_id is not None and key == name_key(user_id))
-
-
-def stated_by(text: str, claim: str) -> bool:
-    """True when every content word of ``claim`` appears in what the user wrote."""
-    said = set(tokens(text))
-    words = content_terms(tokens(claim))
-    return bool(words) and all(w in said for w in words)

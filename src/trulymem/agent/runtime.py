@@ -12,15 +12,20 @@ import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from trulymem.agent.context import DEFAULT_IDENTITY, ContextBudget, Recalled, about_user, recall_context, stated_by, system_prompt
+from trulymem.agent.context import DEFAULT_IDENTITY, ContextBudget, Recalled, recall_context, system_prompt
+from trulymem.agent.extract import Statement, rule_statements
+from trulymem.agent.post import PostTurn
+from trulymem.agent.record import TurnRecord, record_turn, write_statements
+from trulymem.agent.speculation import speculation_reason
 from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM, LLMResponse, Message, OnText, ToolCall
-from trulymem.model import EdgeKind, TaskState, new_id
+from trulymem.model import TaskState, new_id
+from trulymem.text.tokenize import count_tokens
 from trulymem.tools.base import ToolResult, call_tool, get_tool
 from trulymem.tools.tasks import list_tasks
 
@@ -60,7 +65,10 @@ class ToolTrace(BaseModel):
 
 
 def _empty_written() -> dict[str, list[str]]:
-    return {"facts": [], "tasks": [], "states": [], "episodes": []}
+    return {"facts": [], "tasks": [], "states": [], "episodes": [], "nodes": []}
+
+
+Extract = Literal["auto", "model", "rules", "off"]
 
 
 class TurnTrace(BaseModel):
@@ -73,7 +81,9 @@ class TurnTrace(BaseModel):
     tools: list[ToolTrace] = Field(default_factory=list)
     recalled: dict[str, Any] = Field(default_factory=dict)
     written: dict[str, list[str]] = Field(default_factory=_empty_written)
-    task: str | None = Field(None, description="The task this turn was recorded under.")
+    task: str | None = Field(None, description="The topic task this turn belongs to (created, resumed or running).")
+    record_task: str | None = Field(None, description="This turn's own TaskNode in the chain (step 4).")
+    extracted: list[str] = Field(default_factory=list, description="Stated facts the runtime wrote itself.")
     resumed: list[str] = Field(default_factory=list, description="Tasks set back in progress this turn.")
     rewrites: int = 0
     tokens_in: int = 0
@@ -97,7 +107,14 @@ class Agent:
 
     def __init__(self, memory: TrulyMem, llm: LLM, *, persona: dict[str, str | list[str]] | None = None,
                  user_id: str | None = None, session_id: str | None = None, identity: str = DEFAULT_IDENTITY,
-                 limits: Limits | None = None, budget: ContextBudget | None = None) -> None:
+                 limits: Limits | None = None, budget: ContextBudget | None = None, extract: Extract = "auto",
+                 post_llm: LLM | None = None, post_batch: int = 4) -> None:
+        """``extract``: what the user states is written by the runtime when the model does not
+        commit it — ``rules`` (explicit statements, English and Chinese, at once), ``model``/``auto``
+        (the rules, then ``post_llm`` or the chat model after the reply, in batches of
+        ``post_batch`` turns, which also summarizes each turn), or ``off``."""
+        if extract not in ("auto", "model", "rules", "off"):
+            raise InvalidInput("must be auto, model, rules or off", field="extract")
         fields: dict[str, Any] = {}
         if user_id is not None:
             fields["user_id"] = user_id
@@ -112,6 +129,25 @@ class Agent:
         if persona and not self.memory.persona_get().attributes:
             self.memory.persona_set(persona)  # a default: a persona already in memory wins
         self.tools = [get_tool(name).openai_schema() for name in AGENT_TOOLS]
+        self.extract = extract
+        self.post = PostTurn(self.memory, post_llm or llm, self._checked, batch=post_batch) \
+            if extract in ("auto", "model") else None
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until the work after earlier replies (summaries, extraction) is done."""
+        return self.post.flush(timeout) if self.post else True
+
+    def close(self, timeout: float | None = None) -> None:
+        """Finish the work after the replies; what cannot finish stays pending in memory and
+        is picked up by the next agent on this memory. The memory itself stays open."""
+        if self.post:
+            self.post.close(timeout)
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def session(self) -> str:
@@ -127,10 +163,10 @@ class Agent:
         messages: list[Message] = [{"role": "system", "content": system_prompt(recalled, self.identity)},
                                    {"role": "user", "content": text}]
         trace.recalled = _recalled_summary(recalled)
-        state = _Loop(messages=messages)
+        state = _Loop(messages=messages, said=_said(text, recalled))
         reply = self._loop(state, text, trace, on_text)
         t_rec = time.perf_counter()
-        self._record(text, reply, trace)
+        self._record(text, reply, trace, recalled)
         trace.reply = reply
         trace.latency_ms = {"recall": round(recalled.ms, 2), "llm": round(state.llm_ms, 2),
                             "tools": round(state.tools_ms, 2), "record": round((time.perf_counter() - t_rec) * 1000, 2),
@@ -205,72 +241,86 @@ class Agent:
         if call.name == "context_rewrite" and len(batch) > 1:
             return refuse("call context_rewrite on its own, after the calls it summarizes"), args
         if call.name == "memory_commit":
-            args = self._mark_speculation(args, text, trace)
+            args = self._mark_speculation(args, st.said, trace)
             args.setdefault("turn_id", trace.turn_id)
-        result = call_tool(call.name, self.memory.context(list(st.since_rewrite)), args)
+            args.setdefault("message_ids", [f"{trace.turn_id}:user"])
+        replaced = count_tokens(json.dumps(st.messages[2:], ensure_ascii=False, default=str))
+        result = call_tool(call.name, self.memory.context(list(st.since_rewrite), replaced), args)
         if call.name != "context_rewrite":
             st.since_rewrite.append(call.name)
         if result.ok and result.result is not None:
             self._note_write(call.name, args, result.result, trace)
         return result, args
 
-    def _mark_speculation(self, args: dict[str, Any], text: str, trace: TurnTrace) -> dict[str, Any]:
-        """A fact about the user that the user did not state is stored as speculation,
-        unless the model explicitly says otherwise."""
+    def _mark_speculation(self, args: dict[str, Any], said: str, trace: TurnTrace) -> dict[str, Any]:
+        """What the model commits stands as stated only if the user said it (with the same
+        polarity) and its words do not hedge; anything else is stored as speculation, even
+        when the model said otherwise."""
         triplets = args.get("triplets")
         if not isinstance(triplets, list):
             return args
         marked = []
         for t in triplets:
-            if isinstance(t, dict) and "speculation" not in t and isinstance(t.get("subject"), str) \
-                    and about_user(t["subject"], self.memory.scope.user_id) \
-                    and not stated_by(text, str(t.get("object", ""))):
-                t = {**t, "speculation": True}
-                trace.warnings.append(f"stored as speculation (not stated by the user): "
-                                      f"{t['subject']} {t.get('relation')} {t.get('object')}")
+            if isinstance(t, dict) and t.get("speculation") is not True and isinstance(t.get("subject"), str) \
+                    and isinstance(t.get("relation"), str) and isinstance(t.get("object"), str):
+                why = speculation_reason(t["subject"], t["relation"], t["object"], said, self.memory.scope.user_id)
+                if why:
+                    t = {**t, "speculation": True}
+                    trace.warnings.append(f"stored as speculation ({why}): {t['subject']} {t['relation']} {t['object']}")
             marked.append(t)
         return {**args, "triplets": marked}
+
+    def _checked(self, said: str, s: Statement) -> Statement:
+        """A model-extracted statement, marked as a guess unless the user said it."""
+        if s.stated and speculation_reason(s.subject, s.relation, s.object, said, self.memory.scope.user_id):
+            return Statement(s.relation, s.object, stated=False, subject=s.subject)
+        return s
 
     @staticmethod
     def _note_write(name: str, args: dict[str, Any], result: dict[str, Any], trace: TurnTrace) -> None:
         w = trace.written
         if name == "memory_commit":
             w["facts"] += [*result.get("created", []), *result.get("reinforced", [])]
+            w["nodes"] += [str(t.get("subject")) for t in args.get("triplets", []) if isinstance(t, dict)]
         elif name == "task_create":
             w["tasks"].append(str(result.get("task_id")))
+            w["nodes"] += [str(i) for i in result.get("info_nodes", [])]
         elif name == "task_set_state":
             w["states"].append(f"{result.get('task_id')}: {result.get('previous_state')} → {result.get('state')}")
             if result.get("state") == TaskState.IN_PROGRESS.value:
                 trace.resumed.append(str(result.get("task_id")))
 
     # --- step 4 -----------------------------------------------------------------
-    def _record(self, text: str, reply: str, trace: TurnTrace) -> None:
-        """Record the turn under a task, whatever the model did: the task it created this
-        turn, else the one it resumed, else the newest in progress, else a new one."""
+    def _record(self, text: str, reply: str, trace: TurnTrace, recalled: Recalled) -> None:
+        """Record the turn in the chain and write what the user stated, whatever the model
+        did, in one transaction; then queue it for the model's summary and extraction."""
         ctx = self.memory.context()
-        created = list(trace.written["tasks"])
-        resumed = trace.resumed
-        task: str | None = (created or resumed)[-1] if created or resumed else None
-        if task is None:
+        created, resumed = trace.written["tasks"], trace.resumed
+        topic: str | None = (created or resumed)[-1] if created or resumed else None
+        if topic is None:
             running = list_tasks(ctx, 1, TaskState.IN_PROGRESS)
-            task = running[0].task_id if running else None
-        now = self.memory.clock()
-        msgs = [{"speaker": "user", "text": text, "id": f"{trace.turn_id}:user", "session": self.session,
-                 "timestamp": now.isoformat()}]
-        if reply:
-            msgs.append({"speaker": "AI", "text": reply, "id": f"{trace.turn_id}:AI", "session": self.session,
-                         "timestamp": now.isoformat()})
+            topic = running[0].task_id if running else None
+        rec = TurnRecord(turn_id=trace.turn_id, session=self.session, user=text, reply=reply, at=self.memory.clock(),
+                         topic=topic, touched=trace.written["nodes"], pending=self.post is not None)
         with self.memory.store.transaction():  # the record is all or nothing
-            if task is None:
-                task = f"Task_{trace.turn_id}"
-                first = " ".join(text.split())
-                self.memory.task_create(task, first[:200] + ("…" if len(first) > 200 else ""))
-                trace.written["tasks"].append(task)
-            self.memory.run("memory_ingest", {"messages": msgs})
-            self.memory.commit([{"subject": task, "relation": EdgeKind.CONTAINS_INFO.value, "object": m["id"]}
-                                for m in msgs], turn_id=trace.turn_id)
-        trace.written["episodes"] += [m["id"] for m in msgs]
-        trace.task = task
+            trace.record_task = record_turn(self.memory, rec)
+            if self.extract != "off":
+                said = _said(text, recalled)
+                stated = [self._checked(said, s) for s in rule_statements(text)]
+                written = write_statements(self.memory, stated, turn_id=trace.turn_id,
+                                           message_ids=rec.message_ids[:1], source="rule-extract", session=self.session)
+                trace.extracted = [f.render() for f in written]
+        trace.written["episodes"] += rec.message_ids
+        trace.written["tasks"].append(trace.record_task)
+        trace.task = topic
+        if self.post is not None:
+            self.post.submit(trace.record_task)
+
+
+def _said(text: str, recalled: Recalled) -> str:
+    """What the user said that a claim may rest on: this message and their latest ones."""
+    mine = [t.split(": ", 1)[1] for t in recalled.last_turns if t.startswith("user: ")]
+    return "\n".join([*mine, text])
 
 
 @dataclass
@@ -278,13 +328,15 @@ class _Loop:
     messages: list[Message]
     used: Counter[str] = field(default_factory=Counter)
     since_rewrite: list[str] = field(default_factory=list)
+    said: str = ""  # this message and the user's latest ones: what a stated fact may rest on
     llm_ms: float = 0.0
     tools_ms: float = 0.0
 
 
 def _recalled_summary(r: Recalled) -> dict[str, Any]:
     return {"persona": r.persona, "tasks": [f"{t.task_id} [{t.state}]" for t in r.tasks],
-            "task_info": r.task_info, "last_turns": r.last_turns, "memories": r.memories,
+            "chain": [t.task_id for t in r.chain], "task_info": r.task_info, "last_turns": r.last_turns,
+            "previous_session": r.previous_session, "memories": r.memories,
             "history_reference": r.history_reference, "tokens": r.tokens}
 
 

@@ -34,6 +34,13 @@ _SINGLE_VALUED: dict[str, tuple[str, ...]] = {
 _CANONICAL = {relation_key(alias): canon for canon, aliases in _SINGLE_VALUED.items() for alias in aliases}
 _FAVORITE = re.compile(r"^(?:favou?rite|fav|最喜欢的)_?(.+)$")
 
+_LIKES = frozenset(relation_key(r) for r in (
+    "likes", "like", "loves", "love", "enjoys", "enjoy", "adores", "is_into", "is_fan_of", "fan_of", "prefers",
+    "喜欢", "爱", "喜爱", "热爱", "偏好"))
+_DISLIKES = frozenset(relation_key(r) for r in (
+    "dislikes", "dislike", "hates", "hate", "doesnt_like", "does_not_like", "dont_like", "do_not_like", "not_like",
+    "no_longer_likes", "does_not_enjoy", "avoids", "不喜欢", "讨厌", "不爱", "不再喜欢"))
+
 NEGATION_EN = re.compile(
     r"\b(?:not|no|never|no longer|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|can'?t|cannot|"
     r"hate|hates|dislike|dislikes|stopped|quit|nor|neither|anymore|any more)\b|n't\b",
@@ -44,7 +51,8 @@ HEDGES = re.compile(
     r"\b(?:probably|maybe|perhaps|possibly|likely|might|may_be|seems?|seemingly|apparently|presumably|guess(?:ed)?|"
     r"suspect(?:ed)?|assume[sd]?|inferred|speculat\w*|could_be)\b|可能|也许|大概|估计|似乎|好像|应该是|猜",
     re.IGNORECASE)
-_CLAUSE = re.compile(r"[.!?;。！？；\n]|,\s*(?:but|and|yet)\b|，\s*(?:但|而|可)|但是|不过")
+_CLAUSE = re.compile(r"[.!?;。！？；\n]|[,，]\s*(?=(?:but|and|yet|i|i'm|i've|my)\b|但|而|可|我)|但是|不过",
+                     re.IGNORECASE)
 
 
 # Names that mean the user in a triplet ("user", "I", "我", "用户"): the user's own node.
@@ -58,6 +66,13 @@ def single_valued(relation: str) -> str | None:
         return _CANONICAL[key]
     m = _FAVORITE.match(key)
     return f"favorite_{m.group(1)}" if m else None
+
+
+def preference(relation: str) -> bool | None:
+    """True for likes-like relations, False for dislikes-like ones, else ``None``: (user,
+    likes, rock) and (user, dislikes, rock) cannot both be current."""
+    key = relation_key(relation)
+    return True if key in _LIKES else False if key in _DISLIKES else None
 
 
 def slot_keys(canonical: str) -> list[str]:

@@ -13,7 +13,7 @@ from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind, Fact, NodeType, UTCDatetime, new_id
 from trulymem.store.base import FactQuery, NodeSpec
 from trulymem.text import name_key, relation_key
-from trulymem.text.statements import single_valued, slot_keys
+from trulymem.text.statements import preference, single_valued, slot_keys
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
 from trulymem.tools.fields import (
     MAX_TRIPLETS,
@@ -155,27 +155,45 @@ def commit_triplets(
 
 
 def supersede_single_valued(ctx: ToolContext, created: list[Fact]) -> list[str]:
-    """Invalidate the values that ``created`` replaces; returns their ids. A guess never
-    replaces anything, and pinned values stay (the dream shows the conflict instead)."""
+    """Invalidate the values that ``created`` replaces — the current value of a single-valued
+    relation, or the opposite preference for the same thing (dislikes rock replaces likes
+    rock); returns their ids. A guess never replaces anything, and pinned values stay (the
+    dream shows the conflict instead)."""
     slots: dict[tuple[str, str], Fact] = {}
+    prefs: dict[tuple[str, str], Fact] = {}
     for f in created:
-        canon = single_valued(f.relation) if f.kind == EdgeKind.FACT and not f.speculation else None
+        if f.kind != EdgeKind.FACT or f.speculation:
+            continue
+        canon = single_valued(f.relation)
         if canon:
             slots[(f.subject_id, canon)] = f  # within one batch the last value wins
-    if not slots:
-        return []
-    current = ctx.store.facts(FactQuery(
-        scope=ctx.scope.user_wide(), subject_ids=list({s for s, _ in slots}), kinds=[EdgeKind.FACT],
-        relation_keys=sorted({k for _, canon in slots for k in slot_keys(canon)})))
+        elif preference(f.relation) is not None:
+            prefs[(f.subject_id, f.object_id)] = f
+    current: list[Fact] = []
+    if slots:
+        current += ctx.store.facts(FactQuery(
+            scope=ctx.scope.user_wide(), subject_ids=list({s for s, _ in slots}), kinds=[EdgeKind.FACT],
+            relation_keys=sorted({k for _, canon in slots for k in slot_keys(canon)})))
+    if prefs:
+        current += ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(), subject_ids=list({s for s, _ in prefs}),
+                                             object_ids=list({o for _, o in prefs}), kinds=[EdgeKind.FACT]))
     replaced: dict[str, list[str]] = {}
     for old in current:
-        new = slots.get((old.subject_id, single_valued(old.relation) or ""))
-        if new is None or old.id == new.id or old.pinned or old.object_id == new.object_id:
+        if old.pinned:
             continue
-        replaced.setdefault(new.id, []).append(old.id)
+        new = slots.get((old.subject_id, single_valued(old.relation) or ""))
+        if new is not None and old.object_id == new.object_id:
+            new = None
+        if new is None:
+            new = prefs.get((old.subject_id, old.object_id))
+            old_pref = preference(old.relation)
+            if new is not None and (old_pref is None or old_pref == preference(new.relation)):
+                new = None
+        if new is not None and old.id != new.id:
+            replaced.setdefault(new.id, []).append(old.id)
     for by, ids in replaced.items():
-        ctx.store.invalidate_facts(ids, ctx.now, superseded_by=by)
-    return [i for ids in replaced.values() for i in ids]
+        ctx.store.invalidate_facts(list(dict.fromkeys(ids)), ctx.now, superseded_by=by)
+    return list(dict.fromkeys(i for ids in replaced.values() for i in ids))
 
 
 def _reinforce(fact: Fact, t: TripletIn, now: datetime, kind: EdgeKind | None) -> Fact:

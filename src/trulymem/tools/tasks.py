@@ -46,6 +46,7 @@ class TaskInfo(BaseModel):
     previous_task: str | None = None
     info_nodes: list[str] = Field(default_factory=list)
     created_at: str
+    kind: str = Field("task", description="'turn' for the record of one conversation turn, else 'task'.")
 
 
 class TaskStateResult(BaseModel):
@@ -109,7 +110,7 @@ def create_task(ctx: ToolContext, task_id: str, description: str, info_nodes: li
         task_id=task_node.name, node_id=task_node.id, description=description,
         state=state.value, previous_task=previous[0].name if previous else None,
         info_nodes=[f.object or "" for f, _ in done if f.kind == EdgeKind.CONTAINS_INFO],
-        created_at=task_node.created_at.isoformat(),
+        created_at=task_node.created_at.isoformat(), kind=str((metadata or {}).get("kind") or "task"),
     )
 
 
@@ -135,26 +136,47 @@ def _task_set_state(ctx: ToolContext, inp: TaskSetStateInput) -> TaskStateResult
     return TaskStateResult(task_id=task.name, previous_state=previous, state=state.value, changed=True)
 
 
-def list_tasks(ctx: ToolContext, limit: int, state: TaskState | None = None) -> list[TaskInfo]:
-    tasks = ctx.store.nodes(NodeQuery(scope=ctx.scope, types=[NodeType.TASK], limit=None if state else limit))
+def tasks_in_state(ctx: ToolContext, states: list[TaskState], limit: int) -> list[Node]:
+    """The newest ``limit`` tasks currently in one of ``states``, newest first — found through
+    the state nodes, so thousands of finished turn records are never scanned."""
+    state_ids = [n.id for n in ctx.store.nodes(NodeQuery(scope=ctx.scope, keys=[s.value for s in states],
+                                                         types=[NodeType.STATE]))]
+    if not state_ids:
+        return []
+    facts = ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(), object_ids=state_ids, kinds=[EdgeKind.HAS_STATE]))
+    ids = list(dict.fromkeys(f.subject_id for f in facts))
+    return ctx.store.nodes(NodeQuery(scope=ctx.scope, ids=ids, types=[NodeType.TASK], limit=limit)) if ids else []
+
+
+def list_tasks(ctx: ToolContext, limit: int, state: TaskState | None = None, *,
+               states: list[TaskState] | None = None) -> list[TaskInfo]:
+    """The chain newest first, or only the tasks currently in ``state`` (or any of ``states``)."""
+    wanted = states or ([state] if state else None)
+    if wanted:
+        tasks = tasks_in_state(ctx, wanted, limit)
+    else:
+        tasks = ctx.store.nodes(NodeQuery(scope=ctx.scope, types=[NodeType.TASK], limit=limit))
+    return task_infos(ctx, tasks)
+
+
+def task_infos(ctx: ToolContext, tasks: list[Node]) -> list[TaskInfo]:
     if not tasks:
         return []
     ids = [t.id for t in tasks]
     states = current_states(ctx, ids)
-    if state is not None:
-        tasks = [t for t in tasks if states.get(t.id) == state.value][:limit]
-        ids = [t.id for t in tasks]
     links = ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(),
                                       node_ids=ids, kinds=[EdgeKind.NEXT_TASK, EdgeKind.CONTAINS_INFO],
                                       newest_first=False))
     prev = {f.object_id: f.subject for f in links if f.kind == EdgeKind.NEXT_TASK}
     info: dict[str, list[str]] = {}
+    wanted = set(ids)
     for f in links:
-        if f.kind == EdgeKind.CONTAINS_INFO:
+        if f.kind == EdgeKind.CONTAINS_INFO and f.subject_id in wanted:
             info.setdefault(f.subject_id, []).append(f.object)  # type: ignore[arg-type]
     return [
         TaskInfo(task_id=t.name, node_id=t.id, description=t.summary, state=states.get(t.id),
-                 previous_task=prev.get(t.id), info_nodes=info.get(t.id, []), created_at=t.created_at.isoformat())
+                 previous_task=prev.get(t.id), info_nodes=info.get(t.id, []), created_at=t.created_at.isoformat(),
+                 kind=str(t.metadata.get("kind") or "task"))
         for t in tasks
     ]
 
