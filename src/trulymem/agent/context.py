@@ -16,8 +16,7 @@ from trulymem.model import EdgeKind, Node, NodeType, TaskState
 from trulymem.recall.render import render_text
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
-from trulymem.text.stopwords import content_terms
-from trulymem.text.tokenize import count_tokens, tokens
+from trulymem.text.tokenize import count_tokens
 from trulymem.tools.base import ToolContext
 from trulymem.tools.ingest import latest_episodes
 from trulymem.tools.tasks import TaskInfo, list_tasks
