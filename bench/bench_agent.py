@@ -74,7 +74,7 @@ def run_once(turns: int, http: bool) -> dict[str, Any]:
             llm = OpenAIChat("m", base_url=server.base_url, api_key="k")
         else:
             llm = ScriptedLLM(steps)
-        agent = Agent(mem, llm, persona={"role": "helpful guide", "tone": "warm"})
+        agent = Agent(mem, llm, persona={"role": "helpful guide", "tone": "warm"}, extract="rules")
         rows = []
         history: list[dict[str, Any]] = []  # what a messages-array agent would send
         try:

@@ -112,7 +112,7 @@ _ZH_RULES: list[tuple[re.Pattern[str], str, str | None]] = [(re.compile(p), r, n
 _ZH_NEGATED = re.compile(r"我(?:不|没|不再|再也不|已经不|一点也不|从不)")
 _ZH_SKIP = re.compile(r"[吗么?？]\s*$|^(?:如果|要是|假如)")
 _ZH_CLAUSE = re.compile(r"[，,。！!？?；;\n]|但是|不过")
-_EN_CLAUSE = re.compile(r"(?<=[.!?;])\s+|\n|,\s*(?=but\b)|\bbut\b", re.IGNORECASE)
+_EN_CLAUSE = re.compile(r"(?<=[.!?;])\s+|\n|,\s*(?=(?:but|i|i'm|i've|my|and i)\b)|\bbut\b", re.IGNORECASE)
 
 
 def _clean(obj: str) -> str:

@@ -244,7 +244,9 @@ class Agent:
             args = self._mark_speculation(args, st.said, trace)
             args.setdefault("turn_id", trace.turn_id)
             args.setdefault("message_ids", [f"{trace.turn_id}:user"])
-        replaced = count_tokens(json.dumps(st.messages[2:], ensure_ascii=False, default=str))
+        # What a rewrite would replace: the calls and results since [system, user], not its own call.
+        replaced = count_tokens(json.dumps(st.messages[2:-1], ensure_ascii=False, default=str)) \
+            if call.name == "context_rewrite" else None
         result = call_tool(call.name, self.memory.context(list(st.since_rewrite), replaced), args)
         if call.name != "context_rewrite":
             st.since_rewrite.append(call.name)
