@@ -20,6 +20,7 @@ from tests.conftest import Clock
 from trulymem import TrulyMem
 from trulymem.agent import Agent
 from trulymem.agent.extract import rule_statements
+from trulymem.agent.record import parts
 from trulymem.llm import ScriptedLLM
 
 
@@ -236,3 +237,18 @@ def test_turn_records_keep_time_order_across_days(db_path: Path) -> None:
         assert [t.previous_task for t in chain] == [ids[1], ids[0], None]
         assert datetime.fromisoformat(chain[0].created_at) - datetime.fromisoformat(chain[2].created_at) \
             >= timedelta(days=2)
+
+
+def test_a_reply_longer_than_one_episode_is_stored_whole(memory: TrulyMem) -> None:
+    reply = " ".join(f"word{i}" for i in range(1500))  # 12,389 characters
+    r = Agent(memory, ScriptedLLM([reply]), extract="off").turn("Tell me everything " + "x" * 5000)
+    assert r.reply == reply and [len(p) for p in parts(reply)] == [3993, 3994, 3995, 404]
+    assert len(r.trace.written["episodes"]) == 2 + 4  # the user's 5,019 characters in two parts (no space to cut at)
+    texts = [n.summary for n in memory.store.nodes(_episodes(memory))]
+    stored = " ".join(t.split(": ", 1)[1] for t in reversed(texts) if t.startswith("AI: "))
+    assert stored == reply
+
+
+def _episodes(mem: TrulyMem) -> Any:
+    from trulymem.store.base import NodeQuery
+    return NodeQuery(scope=mem.scope, types=["EpisodeNode"])

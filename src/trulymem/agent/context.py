@@ -19,6 +19,7 @@ from trulymem.text import name_key
 from trulymem.text.tokenize import count_tokens
 from trulymem.tools.base import ToolContext
 from trulymem.tools.ingest import latest_episodes
+from trulymem.tools.recall import MAX_QUERY
 from trulymem.tools.tasks import TaskInfo, list_tasks
 
 _SHOWN_TYPES = {NodeType.TASK.value, NodeType.STATE.value, NodeType.PERSONA.value}
@@ -119,7 +120,7 @@ def recall_context(mem: TrulyMem, ctx: ToolContext, text: str, session: str,
     left = max(0, budget.total - used)
     if text.strip() and left > 50:
         # A message is words, not a comma-separated intent: recall it as one list of words.
-        query = _LIST_MARKS.sub(" ", text)
+        query = _LIST_MARKS.sub(" ", text)[:MAX_QUERY]  # a long message: its beginning is the query
         res = mem.recall(query, depth=3 if deep else 1, max_tokens=left, preset="deep" if deep else None)
         # What the sections above already show (persona, chain, latest turns) is not repeated.
         shown = {n.id for n in episodes}

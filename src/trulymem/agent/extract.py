@@ -66,6 +66,8 @@ _EN_RULES: list[tuple[re.Pattern[str], str, str | None]] = [(re.compile(p, re.IG
     (rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|into|keen on|crazy about) {_OBJ}{_EN_END}", "likes", "dislikes"),
     (rf"\bi (?:really |also |still |just |absolutely )?(?:like|love|enjoy|adore) {_OBJ}{_EN_END}",
      "likes", "dislikes"),
+    (rf"\bi(?:'m| am) (?:currently |now |also )?(?:learning|studying)(?: how)? (?:to )?{_OBJ}{_EN_END}", "learning", None),
+    (rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into|keen on) {_OBJ}{_EN_END}", "dislikes", "dislikes"),
     (rf"\bi (?:really |also |still )?(?:hate|dislike|can'?t stand) {_OBJ}{_EN_END}", "dislikes", "dislikes"),
     (rf"\bi (?:do not|don'?t|no longer|never|can'?t) (?:really |even |much )?(?:like|love|enjoy|care for) {_OBJ}{_EN_END}",
      "dislikes", "dislikes"),
@@ -87,6 +89,7 @@ _MY_SLOT_SKIP = re.compile(r"^(?:favou?rite|fav|name|birthday|question|point|gue
                            r"pleasure|turn|bet|fault|mistake|own)\b")
 
 _ZH_OBJ = r"(?P<obj>[^，,。！!？?；;\n]{1,60}?)"
+_ZH_ADV = r"(?:很|也|还|真|特别|非常|最|超|都|一直|其实|现在|目前|已经|最近|刚|刚刚|本来|上周|上个月|去年|昨天|今年|真的)*"
 _ZH_END = r"(?=[，,。！!？?；;\n]|了|呢|啦|吧|哦|呀|$)"
 _ZH_RULES: list[tuple[re.Pattern[str], str, str | None]] = [(re.compile(p), r, n) for p, r, n in [
     (rf"我最喜欢的(?P<slot>[^，,。！!？?是]{{1,10}})是{_ZH_OBJ}{_ZH_END}", "favorite_{slot}", None),
@@ -94,15 +97,15 @@ _ZH_RULES: list[tuple[re.Pattern[str], str, str | None]] = [(re.compile(p), r, n
     (rf"我的名字是{_ZH_OBJ}{_ZH_END}", "name", None),
     (rf"我的生日是{_ZH_OBJ}{_ZH_END}", "birthday", None),
     (r"我今年(?P<obj>[0-9一二三四五六七八九十]{1,4})岁", "age", None),
-    (rf"我(?:已经|刚|最近)?(?:搬到|搬家到|搬去)了?{_ZH_OBJ}{_ZH_END}", "lives_in", None),
+    (rf"我{_ZH_ADV}(?:搬到|搬家到|搬去)了?{_ZH_OBJ}{_ZH_END}", "lives_in", None),
     (rf"我(?:现在|目前)?住在{_ZH_OBJ}{_ZH_END}", "lives_in", None),
     (rf"我(?:现在|目前)?在(?P<obj>[^，,。！!？?；;\n]{{1,30}}?)(?:工作|上班){_ZH_END}", "works_at", None),
-    (rf"我(?:现在|目前|最近)?(?:正在|在)(?:做|搞|开发|写|忙)(?:一个)?{_ZH_OBJ}{_ZH_END}", "working_on", None),
+    (rf"我{_ZH_ADV}(?:正在|在)(?:做|搞|开发|写|忙)(?:一个)?{_ZH_OBJ}{_ZH_END}", "working_on", None),
+    (rf"我{_ZH_ADV}(?:正在|在)?(?:学|学习)(?:着)?{_ZH_OBJ}{_ZH_END}", "learning", None),
     (rf"我(?:打算|计划|准备|想要|将要|要去|想去)(?P<obj>[^，,。！!？?；;\n]{{1,60}}?){_ZH_END}", "plans_to", None),
     (rf"我(?:现在|目前|正|此刻)在(?P<obj>[^，,。！!？?；;\n做搞写忙]{{1,30}}?){_ZH_END}", "is_at", None),
-    (rf"我(?:很|也|还|真|特别|非常|最|超)?(?:喜欢|热爱|喜爱|爱)(?:吃|喝|听|看|玩)?{_ZH_OBJ}{_ZH_END}", "likes",
-     "dislikes"),
-    (rf"我(?:很|也|还|真|特别|非常|已经|再也|一点也|从来)?(?:讨厌|不喜欢|不再喜欢|不爱|受不了){_ZH_OBJ}{_ZH_END}",
+    (rf"我{_ZH_ADV}(?:喜欢|热爱|喜爱|爱)(?:吃|喝|听|看|玩)?{_ZH_OBJ}{_ZH_END}", "likes", "dislikes"),
+    (rf"我{_ZH_ADV}(?:再也|一点也|从来)?(?:讨厌|不喜欢|不再喜欢|不爱|受不了|不太喜欢)(?:吃|喝|听|看|玩)?{_ZH_OBJ}{_ZH_END}",
      "dislikes", "dislikes"),
     (rf"我(?:更)?(?:偏好|更喜欢){_ZH_OBJ}{_ZH_END}", "prefers", None),
     (rf"我对{_ZH_OBJ}过敏", "allergic_to", None),
@@ -110,7 +113,8 @@ _ZH_RULES: list[tuple[re.Pattern[str], str, str | None]] = [(re.compile(p), r, n
     (rf"我(?:一般|平时|通常)?(?:用|使用){_ZH_OBJ}{_ZH_END}", "uses", None),
 ]]
 _ZH_NEGATED = re.compile(r"我(?:不|没|不再|再也不|已经不|一点也不|从不)")
-_ZH_SKIP = re.compile(r"[吗么?？]\s*$|^(?:如果|要是|假如)")
+_ZH_SKIP = re.compile(r"[吗么?？]\s*$|^(?:如果|要是|假如)|哪里|哪儿|哪个|什么|谁|多少|怎么|为什么|几个|来着")
+_ZH_SENTENCE = re.compile(r"[^。！!？?\n]+[。！!？?]?")
 _ZH_CLAUSE = re.compile(r"[，,。！!？?；;\n]|但是|不过")
 _EN_CLAUSE = re.compile(r"(?<=[.!?;])\s+|\n|,\s*(?=(?:but|i|i'm|i've|my|and i)\b)|\bbut\b", re.IGNORECASE)
 
@@ -159,11 +163,14 @@ def rule_statements(text: str) -> list[Statement]:
             continue
         negated = bool(_EN_NEGATED.search(clause))
         found += _match_rules(clause.replace("’", "'"), _EN_RULES, negated, _MY_SLOT_SKIP)
-    for clause in _ZH_CLAUSE.split(text):
-        clause = clause.strip()
-        if not clause or not re.search(r"[\u4e00-\u9fff]", clause) or _ZH_SKIP.search(clause):
-            continue
-        found += _match_rules(clause, _ZH_RULES, bool(_ZH_NEGATED.search(clause)))
+    for sentence in _ZH_SENTENCE.findall(text):
+        if re.search(r"[?？]\s*$", sentence):
+            continue  # a question states nothing
+        for clause in _ZH_CLAUSE.split(sentence):
+            clause = clause.strip()
+            if not clause or not re.search(r"[\u4e00-\u9fff]", clause) or _ZH_SKIP.search(clause):
+                continue
+            found += _match_rules(clause, _ZH_RULES, bool(_ZH_NEGATED.search(clause)))
     return list(dict.fromkeys(found))
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from trulymem.agent.extract import Statement
 from trulymem.graph import TrulyMem
-from trulymem.model import Fact, Node, NodeType, TaskState
+from trulymem.model import MAX_TEXT, Fact, Node, NodeType, TaskState
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key, relation_key
 from trulymem.text.statements import USER_WORDS, preference
@@ -55,6 +55,7 @@ class TurnRecord:
     topic: str | None = None  # the long-running task this turn belongs to
     touched: list[str] = field(default_factory=list)  # node names the turn's tools wrote
     pending: bool = False  # a model will summarize it and extract from it later
+    episodes: list[str] = field(default_factory=list)  # message ids stored, filled by record_turn
 
     @property
     def task_id(self) -> str:
@@ -68,14 +69,16 @@ class TurnRecord:
 def record_turn(mem: TrulyMem, rec: TurnRecord) -> str:
     """Store the turn's messages as episodes and its TaskNode in the chain; returns the
     task id. The caller holds the transaction (all or nothing)."""
-    msgs: list[dict[str, Any]] = [{"speaker": "user", "text": rec.user, "id": rec.message_ids[0], "session": rec.session,
-                                   "timestamp": rec.at.isoformat()}]
-    if rec.reply:
-        msgs.append({"speaker": "AI", "text": rec.reply, "id": rec.message_ids[1], "session": rec.session,
-                     "timestamp": rec.at.isoformat()})
+    msgs: list[dict[str, Any]] = []
+    for speaker, text, mid in (("user", rec.user, rec.message_ids[0]), ("AI", rec.reply, f"{rec.turn_id}:AI")):
+        # A message longer than one episode holds is stored as consecutive parts, never cut.
+        for i, part in enumerate(parts(text)):
+            msgs.append({"speaker": speaker, "text": part, "id": mid if i == 0 else f"{mid}.{i + 1}",
+                         "session": rec.session, "timestamp": rec.at.isoformat()})
     mem.run("memory_ingest", {"messages": msgs})
+    rec.episodes = [m["id"] for m in msgs]
     skip = USER_WORDS | {name_key("AI"), name_key(mem.scope.user_id or "")}
-    info = [*rec.message_ids, *([rec.topic] if rec.topic else []),
+    info = [*rec.episodes, *([rec.topic] if rec.topic else []),
             *(n for n in dict.fromkeys(rec.touched) if name_key(n) not in skip and n != rec.topic)]
     meta = {"kind": TURN_KIND, "session": rec.session, "turn_id": rec.turn_id, "topic": rec.topic,
             "post": "pending" if rec.pending else "done"}
@@ -83,6 +86,18 @@ def record_turn(mem: TrulyMem, rec: TurnRecord) -> str:
     create_task(ctx, rec.task_id, turn_summary(rec.user, rec.reply, rec.topic), info[:100],
                 state=TaskState.COMPLETED, metadata=meta)
     return rec.task_id
+
+
+def parts(text: str, size: int = MAX_TEXT) -> list[str]:
+    """``text`` in pieces of at most ``size`` characters, cut at whitespace where there is some."""
+    out: list[str] = []
+    rest = text.strip()
+    while len(rest) > size:
+        cut = rest.rfind(" ", size // 2, size)
+        cut = cut if cut > 0 else size
+        out.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    return [*out, rest] if rest else out
 
 
 def write_statements(mem: TrulyMem, statements: Iterable[Statement], *, turn_id: str, message_ids: list[str],

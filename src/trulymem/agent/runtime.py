@@ -312,7 +312,7 @@ class Agent:
                 written = write_statements(self.memory, stated, turn_id=trace.turn_id,
                                            message_ids=rec.message_ids[:1], source="rule-extract", session=self.session)
                 trace.extracted = [f.render() for f in written]
-        trace.written["episodes"] += rec.message_ids
+        trace.written["episodes"] += rec.episodes
         trace.written["tasks"].append(trace.record_task)
         trace.task = topic
         if self.post is not None:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 
+from trulymem.agent.extract import rule_statements
 from trulymem.text import name_key
-from trulymem.text.statements import USER_WORDS, hedged, negated_before, negative_relation, preference
-from trulymem.text.stopwords import content_terms
+from trulymem.text.statements import USER_WORDS, hedged, negated_before, negative_relation, preference, single_valued
+from trulymem.text.stopwords import STOPWORDS, content_terms
 from trulymem.text.tokenize import tokens
 
 # "user's band", "my sister", "用户的乐队", "user_band": the user's own world.
@@ -38,9 +39,10 @@ def _position(said: str, obj: str) -> int:
 def stated_by(said: str, relation: str, obj: str) -> bool:
     """True when ``said`` (what the user wrote) contains every content word of the object
     with the claim's polarity: a denied statement does not state its positive form."""
-    heard = set(tokens(said))
+    heard, low = set(tokens(said)), said.casefold()
     words = content_terms(tokens(obj))
-    if not words or not all(w in heard for w in words):
+    # a CJK fragment cut at a quote mark ("叫“星图”") is matched in the raw text
+    if not words or not all(w in heard or w in low for w in words):
         return False
     at = _position(said, obj)
     denied = negated_before(said, at) if at >= 0 else False
@@ -51,11 +53,29 @@ def speculation_reason(subject: str, relation: str, obj: str, said: str, user_id
     """Why this claim must be stored as speculation, or ``None`` when it may stand as stated."""
     if hedged(relation, obj):
         return "its own words hedge"
-    if about_user(subject, user_id) and not stated_by(said, relation, obj):
-        if stated_by(said, _flip(relation), obj):
-            return "the user said the opposite"
-        return "not stated by the user"
+    if about_user(subject, user_id):
+        if not stated_by(said, relation, obj):
+            return "the user said the opposite" if stated_by(said, _flip(relation), obj) else "not stated by the user"
+        if not _slot_supported(said, relation, obj):
+            # "I'm at the office in Lisbon" does not say where the user lives: a guess here
+            # would replace a stated value of the slot
+            return "the user did not say this about it"
     return None
+
+
+def _slot_supported(said: str, relation: str, obj: str) -> bool:
+    """For a single-valued relation, the user's words must name the slot too: the
+    relation's own words, or a statement the rules read for the same slot and value."""
+    slot = single_valued(relation)
+    if slot is None:
+        return True
+    low = said.casefold()
+    words = [w for w in re.split(r"[_\s]+", relation.casefold()) if w and w not in STOPWORDS]
+    if any((w[:4] if w.isascii() else w) in low for w in words):
+        return True
+    value = name_key(obj)
+    return any(single_valued(st.relation) == slot and (name_key(st.object) in value or value in name_key(st.object))
+               for st in rule_statements(said))
 
 
 def _flip(relation: str) -> str:

@@ -11,6 +11,9 @@ from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, registe
 from trulymem.tools.fields import Name
 
 
+MAX_QUERY = 1000
+
+
 class TimeRange(InputPart):
     start: UTCDatetime | None = None
     end: UTCDatetime | None = None
@@ -24,7 +27,7 @@ class TimeRange(InputPart):
 
 class RecallInput(ToolInput):
     query_intent: str = Field(
-        "", max_length=1000,
+        "", max_length=MAX_QUERY,
         description="Comma- or space-separated intents in any language, e.g. 'AI,persona,role,tone' or "
                     "'TaskNode,working_memory,task_chain' or '猫娘,成语'. Empty: persona and newest tasks.",
     )
