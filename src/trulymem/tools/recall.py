@@ -10,7 +10,6 @@ from trulymem.recall import PRESETS, RecallQuery, RecallResult, recall
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.fields import Name
 
-
 MAX_QUERY = 1000
 
 
