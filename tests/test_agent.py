@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 
 from trulymem import TrulyMem
-from trulymem.agent import Agent, Limits
+from trulymem.agent import Agent, ContextBudget, Limits
 from trulymem.config import LLMSettings
 from trulymem.errors import ConfigError, InvalidInput, LLMError
 from trulymem.llm import ScriptedLLM, get_llm
 from trulymem.llm.openai_chat import OpenAIChat
 from trulymem.llm.scripted_server import ScriptedServer
+from trulymem.text.tokenize import count_tokens
 
 MODEL, KEY = "scripted-model", "sk-test"
 Factory = Callable[..., tuple[Agent, ScriptedServer]]
@@ -257,9 +258,14 @@ def test_every_turn_is_recorded_even_without_tools(make: Factory) -> None:
 
 
 def test_prompt_size_stays_flat(make: Factory) -> None:
-    agent, _ = make([f"Reply number {i}, with some words to store." for i in range(30)])
-    sizes = [agent.turn(f"Message {i}: tell me something about topic {i}").trace.prompt_tokens[0] for i in range(30)]
-    assert max(sizes[10:]) <= sizes[5] * 1.15  # a messages array would have grown ~30x
+    budget = ContextBudget(total=600)
+    agent, _ = make([f"Reply number {i}, with some words to store." for i in range(40)], budget=budget)
+    traces = [agent.turn(f"Message {i}: tell me something about topic {i}").trace for i in range(40)]
+    sizes = [t.prompt_tokens[0] for t in traces]
+    late_history = sum(count_tokens(t.user) + count_tokens(t.reply) for t in traces[20:])
+    # what memory recalls stops growing at its budget; a messages array would add every turn
+    assert max(sizes[20:]) - min(sizes[20:]) < late_history / 4
+    assert all(t.recalled["tokens"] <= budget.total + 600 for t in traces)  # + the fixed rules text
 
 
 def test_connection_errors_say_what_to_fix(make: Factory) -> None:

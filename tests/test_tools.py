@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -168,3 +170,28 @@ class TestContextRewrite:
         assert not res.ok and "agent turn" in res.error["message"]
         with pytest.raises(InvalidInput):
             mem.context_rewrite("0 calls", 1, [])
+
+
+def test_compact_schemas_keep_the_shape_and_drop_what_the_tool_checks() -> None:
+    import json as _json
+
+    from trulymem.agent import AGENT_TOOLS
+    from trulymem.tools.base import get_tool
+
+    def walk(node: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield f"{path}/{k}", v
+                yield from walk(v, f"{path}/{k}")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                yield from walk(v, f"{path}/{i}")
+
+    for name in AGENT_TOOLS:
+        full, small = (get_tool(name).openai_schema(compact=c)["function"]["parameters"] for c in (False, True))
+        assert len(_json.dumps(small)) < len(_json.dumps(full))
+        # the optional sub-object's anyOf [object, null] becomes the object itself
+        required = {p.replace("/anyOf/0", ""): v for p, v in walk(full) if p.endswith("/required")}
+        assert required == {p: v for p, v in walk(small) if p.endswith("/required")}, name
+        assert not any(p.endswith(("/maxLength", "/pattern")) or v == {"type": "null"} for p, v in walk(small)), name
+        assert set(small["properties"]) == set(full["properties"])

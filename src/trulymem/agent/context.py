@@ -126,9 +126,18 @@ def recall_context(mem: TrulyMem, ctx: ToolContext, text: str, session: str,
         shown = {n.id for n in episodes}
         nodes = [n for n in res.nodes if n.type not in _SHOWN_TYPES and n.id not in shown]
         facts = [f for f in res.facts if f.kind not in _SHOWN_KINDS]
-        out.memories = render_text(nodes, facts) if nodes or facts else ""
+        out.memories = _within(render_text(nodes, facts), left) if nodes or facts else ""
     out.ms = (time.perf_counter() - t0) * 1000
     return out
+
+
+def _within(text: str, budget: int) -> str:
+    """``text`` cut to whole lines within ``budget`` tokens: the recall budgets its own
+    rendering, which holds items this context shows elsewhere or leaves out."""
+    lines = text.splitlines()
+    while lines and count_tokens("\n".join(lines)) > budget:
+        lines.pop()
+    return "\n".join(lines)
 
 
 def _previous_session(mem: TrulyMem, out: Recalled, session: str, budget: ContextBudget) -> None:

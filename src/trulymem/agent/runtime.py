@@ -128,7 +128,7 @@ class Agent:
         self.memory.ensure_user()
         if persona and not self.memory.persona_get().attributes:
             self.memory.persona_set(persona)  # a default: a persona already in memory wins
-        self.tools = [get_tool(name).openai_schema() for name in AGENT_TOOLS]
+        self.tools = [get_tool(name).openai_schema(compact=True) for name in AGENT_TOOLS]
         self.extract = extract
         self.post = PostTurn(self.memory, post_llm or llm, self._checked, batch=post_batch) \
             if extract in ("auto", "model") else None

@@ -112,11 +112,12 @@ class Tool(Generic[In]):
         """The input JSON schema with ``$ref``s inlined (some tool APIs reject ``$defs``)."""
         return _inline_refs(self.input_model.model_json_schema())
 
-    def openai_schema(self) -> dict[str, Any]:
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters()},
-        }
+    def openai_schema(self, *, compact: bool = False) -> dict[str, Any]:
+        """The OpenAI function schema; ``compact`` leaves out what the tool checks itself
+        anyway (lengths, patterns, ``null`` alternatives of optional fields), which every
+        model call pays for in prompt tokens."""
+        params = _compact(self.parameters()) if compact else self.parameters()
+        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": params}}
 
     def anthropic_schema(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "input_schema": self.parameters()}
@@ -243,6 +244,22 @@ def invalid_from(exc: ValidationError) -> InvalidInput:
     if len(errors) > 1:
         msg += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
     return InvalidInput(msg, field=loc)
+
+
+_CHECKED_BY_THE_TOOL = {"maxLength", "minLength", "pattern", "maxItems", "minItems", "additionalProperties"}
+
+
+def _compact(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_compact(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    alts = node.get("anyOf")
+    if isinstance(alts, list) and len(alts) == 2 and {"type": "null"} in alts and node.get("default", None) is None:
+        (kept,) = [a for a in alts if a != {"type": "null"}]  # optional: leaving it out is the null
+        node = {**{k: v for k, v in node.items() if k not in ("anyOf", "default")}, **kept}
+    return {k: _compact(v) for k, v in node.items()
+            if k not in _CHECKED_BY_THE_TOOL and not (k == "default" and v is None)}
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
