@@ -252,3 +252,10 @@ def test_a_reply_longer_than_one_episode_is_stored_whole(memory: TrulyMem) -> No
 def _episodes(mem: TrulyMem) -> Any:
     from trulymem.store.base import NodeQuery
     return NodeQuery(scope=mem.scope, types=["EpisodeNode"])
+
+
+def test_what_the_runtime_writes_has_vectors_like_any_tool_write(db_path: Path) -> None:
+    with TrulyMem(db_path, user_id="alice", embedder="hashing") as mem:
+        Agent(mem, lazy(1), extract="rules").turn("I'm working on the Atlas project.")
+        with mem.store.transaction(write=False):
+            assert mem.store.count_nodes_without_vectors() == 0

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 
 from trulymem.agent.extract import Statement, TurnText, extract_messages, parse_extraction
-from trulymem.agent.record import TURN_KIND, is_turn, turn_nodes, write_statements
+from trulymem.agent.record import TURN_KIND, is_turn, turn_nodes, write_statements, writing
 from trulymem.errors import TrulyMemError
 from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM
@@ -116,7 +116,7 @@ class PostTurn:
             self.errors.append(f"post-turn model call: {exc}")
             self._note_attempt(nodes)
             return True
-        with self.mem.store.transaction():
+        with writing(self.mem):
             for t, node in zip(turns, nodes):
                 summary, facts = parsed.get(t.index, (None, []))
                 meta = node.metadata

@@ -10,7 +10,8 @@ not commit is written here too, with the turn's provenance.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -21,6 +22,7 @@ from trulymem.model import MAX_TEXT, Fact, Node, NodeType, TaskState
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key, relation_key
 from trulymem.text.statements import USER_WORDS, preference
+from trulymem.tools.base import embed_dirty
 from trulymem.tools.commit import TripletIn, commit_triplets, supersede_single_valued
 from trulymem.tools.tasks import create_task
 
@@ -110,8 +112,12 @@ def write_statements(mem: TrulyMem, statements: Iterable[Statement], *, turn_id:
         return []
     ctx = mem.context()
     ctx.scope = ctx.scope.replace(session_id=session)
-    user_ids = ctx.node_ids("user", ctx.scope.namespace())
-    current = ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(), subject_ids=user_ids)) if user_ids else []
+    ns = ctx.scope.namespace()
+    user_ids = ctx.node_ids("user", ns)
+    # Only the user's facts about these things: a user's node can carry tens of thousands.
+    object_ids = [n.id for n in ctx.store.nodes(NodeQuery(scope=ns, keys=list({name_key(s.object) for s in wanted})))]
+    current = ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(), subject_ids=user_ids, object_ids=object_ids)) \
+        if user_ids and object_ids else []
     held = {(name_key(f.object or ""), _polarity(f.relation)): f for f in current}
     fresh: list[TripletIn] = []
     for s in wanted:
@@ -124,6 +130,16 @@ def write_statements(mem: TrulyMem, statements: Iterable[Statement], *, turn_id:
     done = commit_triplets(ctx, fresh, turn_id=turn_id, message_ids=message_ids)
     supersede_single_valued(ctx, [f for f, st in done if st == "created"])
     return [f for f, _ in done]
+
+
+@contextmanager
+def writing(mem: TrulyMem) -> Iterator[None]:
+    """One write transaction whose new and changed nodes get their vectors before it
+    commits, as every tool call does (no node without its vector)."""
+    with mem.store.transaction():
+        yield
+        if mem.embedder is not None:
+            embed_dirty(mem.store, mem.embedder)
 
 
 def _polarity(relation: str) -> bool:

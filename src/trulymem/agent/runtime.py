@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from trulymem.agent.context import DEFAULT_IDENTITY, ContextBudget, Recalled, recall_context, system_prompt
 from trulymem.agent.extract import Statement, rule_statements
 from trulymem.agent.post import PostTurn
-from trulymem.agent.record import TurnRecord, record_turn, write_statements
+from trulymem.agent.record import TurnRecord, record_turn, write_statements, writing
 from trulymem.agent.speculation import speculation_reason
 from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
@@ -304,7 +304,7 @@ class Agent:
             topic = running[0].task_id if running else None
         rec = TurnRecord(turn_id=trace.turn_id, session=self.session, user=text, reply=reply, at=self.memory.clock(),
                          topic=topic, touched=trace.written["nodes"], pending=self.post is not None)
-        with self.memory.store.transaction():  # the record is all or nothing
+        with writing(self.memory):  # the record is all or nothing
             trace.record_task = record_turn(self.memory, rec)
             if self.extract != "off":
                 said = _said(text, recalled)
