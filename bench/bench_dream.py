@@ -55,7 +55,8 @@ def quality(fixture: Path, embedder: str | None) -> dict[str, Any]:
         ids: dict[str, str] = {}
         for m in data["memories"]:  # one at a time: later ones are newer
             res = mem.commit([{"subject": m.get("subject", "user"), "relation": m.get("relation", MEMORY_RELATION),
-                               "object": m["text"], "type": m["type"]}])
+                               "object": m["text"], "type": m["type"]}],
+                             supersede=False)  # contradictions as they reach the dream (imported, other tools)
             ids[res.created[0]] = m["id"]
         items = list(iter_memories(mem.store, mem.scope))
         a = analyze(items, load_retention(), clock(), embedder=mem.embedder)
@@ -109,7 +110,7 @@ def scale_once(n: int, embedder: str | None) -> dict[str, Any]:
         with TrulyMem(db, user_id="s", app_id="p", clock=lambda: clock_start, embedder=embedder) as mem:
             rows = synthetic(n)
             for i in range(0, n, 5000):
-                mem.commit(rows[i : i + 5000])
+                mem.commit(rows[i : i + 5000], supersede=False)
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         with TrulyMem(db, user_id="s", app_id="p", embedder=embedder) as mem:
             t0 = time.perf_counter()
