@@ -583,9 +583,4 @@ def _explicit_db() -> bool:
     return src is not None and src.name == "COMMANDLINE"
 
 
-from trulymem import cli_chat, cli_dream, cli_server  # noqa: E402,F401  (register their commands; they import this module)
-
-if __name__ == "__main__":  # `python -m trulymem.cli`: run the module the commands registered on
-    from trulymem.cli import main as registered
-
-    registered()
+from trulymem.cli import chat, dream, serve  # noqa: E402,F401  (register their commands; they import this module)

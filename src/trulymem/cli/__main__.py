@@ -1,0 +1,5 @@
+"""``python -m trulymem.cli``: the command line."""
+
+from trulymem.cli import main
+
+main()
