@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import click
 
 from trulymem.agent import Agent, TurnTrace
-from trulymem.cli import Ctx, _json_arg, common, err, main, out
+from trulymem.cli.base import Ctx, common, err, json_arg, main, out
 from trulymem.config import LLMSettings
 from trulymem.errors import InvalidInput, TrulyMemError
 from trulymem.graph import TrulyMem
@@ -76,7 +76,7 @@ def chat(ctx: Ctx, message: str | None, model: str | None, base_url: str | None,
         err.print(LLMSettings.HELP, markup=False)
         sys.exit(2)
     llm = get_llm(settings)
-    attrs = _json_arg(persona, "persona") or None
+    attrs = json_arg(persona, "persona") or None
     session = ctx.session or "chat-" + datetime.now(UTC).strftime("%Y%m%d")
     # Closing the agent finishes the work after the last reply (summaries, extraction).
     with ctx.mem() as mem, Agent(mem, llm, persona=attrs, session_id=session, extract=extract) as agent:  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from trulymem.cli import Ctx, common, err, main, out
+from trulymem.cli.base import Ctx, common, err, main, out
 from trulymem.dream import load_retention, result_json, run_dream, undo_dream
 from trulymem.errors import InvalidInput, TrulyMemError
 from trulymem.llm import get_llm

@@ -1,18 +1,19 @@
-"""``trulymem serve`` (HTTP API + MCP over streamable HTTP), ``trulymem mcp`` (stdio)
-and ``trulymem keys``."""
+"""Memory for other programs: ``trulymem serve`` (HTTP API + MCP over streamable
+HTTP), ``trulymem mcp`` (stdio), ``trulymem keys`` and ``trulymem tools`` (the tool
+schemas for an LLM API)."""
 
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
 
-from trulymem.cli import Ctx, common, err, main, out
+from trulymem.cli.base import Ctx, common, err, fail, main, out
 from trulymem.errors import ConfigError
 from trulymem.keys import any_active, create_key, list_keys, revoke_key
 from trulymem.store.sqlite import SQLiteStore
+from trulymem.tools import anthropic_tools, openai_tools
 
 
 def _embedder(ctx: Ctx) -> Any:
@@ -139,5 +140,11 @@ def _keys(db: str | None, action: Any) -> None:
         with SQLiteStore(Settings.load(db=db).db) as store:
             action(store)
     except TrulyMemError as exc:
-        err.print(f"Error: {exc}", markup=False)
-        sys.exit(2 if exc.code == "invalid_input" else 1)
+        fail(exc)
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["openai", "anthropic"]), default="openai", show_default=True)
+def tools(fmt: str) -> None:
+    """Print the memory tools' JSON schemas for an LLM API."""
+    click.echo(json.dumps(openai_tools() if fmt == "openai" else anthropic_tools(), ensure_ascii=False, indent=2))
