@@ -41,7 +41,7 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, max_body: int, no_
     try:
         import uvicorn
 
-        from trulymem.http_api import LOCAL_HOSTS, create_app
+        from trulymem.server.http import LOCAL_HOSTS, create_app
     except ImportError as exc:
         raise ConfigError(f"the server needs its extra: pip install 'trulymem[server]' ({exc.name} missing)") from exc
     with SQLiteStore(ctx.settings.db) as store:
@@ -64,7 +64,7 @@ def mcp_command(ctx: Ctx) -> None:
     try:
         import anyio
 
-        from trulymem.mcp_server import serve_stdio
+        from trulymem.server.mcp import serve_stdio
     except ImportError as exc:
         raise ConfigError(f"MCP needs its extra: pip install 'trulymem[mcp]' ({exc.name} missing)") from exc
     from trulymem.model import utcnow

@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from trulymem import mem0_ops
 from trulymem.errors import InvalidInput
+from trulymem.mem0 import ops as mem0_ops
 from trulymem.model import Scope
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register
 from trulymem.tools.fields import Label, Metadata, Text

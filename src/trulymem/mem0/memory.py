@@ -17,11 +17,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from trulymem import mem0_ops
 from trulymem.config import Settings
 from trulymem.embed import get_embedder
 from trulymem.errors import InvalidInput, NotFound
 from trulymem.llm import LLM, get_llm
+from trulymem.mem0 import ops as mem0_ops
 from trulymem.model import Scope, utcnow
 from trulymem.store.base import Store
 from trulymem.store.sqlite import SQLiteStore

@@ -30,7 +30,7 @@ from trulymem.errors import InvalidInput, NotFound, TrulyMemError
 from trulymem.filters import scope_of
 from trulymem.keys import any_active, verify
 from trulymem.llm.base import LLM
-from trulymem.mem0_ops import scope_for
+from trulymem.mem0.ops import scope_for
 from trulymem.memories import iter_memories
 from trulymem.model import Scope, utcnow
 from trulymem.store.sqlite import SQLiteStore
@@ -109,7 +109,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     if mcp:
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-        from trulymem.mcp_server import build_server
+        from trulymem.server.mcp import build_server
 
         def mcp_ctx(request: Any) -> ToolContext:
             principal = _principal(request.headers.get("authorization") if request is not None else None)
