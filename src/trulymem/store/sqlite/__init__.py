@@ -28,7 +28,7 @@ from trulymem.store.base import (
     When,
 )
 from trulymem.store.schema import migrate
-from trulymem.store.sqlite_vectors import VectorMixin
+from trulymem.store.sqlite.vectors import VectorMixin
 from trulymem.text import fts_document, fts_match, relation_key
 
 Phrase = tuple[str, ...]
