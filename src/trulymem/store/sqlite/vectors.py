@@ -11,15 +11,12 @@ import numpy.typing as npt
 from trulymem.embed.base import Matrix, cosine_top_k
 from trulymem.errors import Conflict
 from trulymem.model import Node, Scope
+from trulymem.store.sqlite.connection import SQLiteBase
+from trulymem.store.sqlite.rows import NODE_COLS, row_to_node, scope_sql
 
 
-class VectorMixin:
-    """Mixed into ``SQLiteStore``; uses its ``_q``/``_many``/``_rids`` helpers."""
-
-    _q: Any
-    _many: Any
-    _rids: Any
-    _conn: Any
+class VectorMixin(SQLiteBase):
+    """Node vectors; ``SQLiteStore.__init__`` sets up their cache (``_vector_state``)."""
 
     def _vector_state(self) -> None:
         # (user scope key) -> (data_version, write counter, ids, matrix)
@@ -61,20 +58,16 @@ class VectorMixin:
         return n
 
     def nodes_without_vectors(self, limit: int) -> list[Node]:
-        from trulymem.store.sqlite import _NODE_COLS, _row_to_node
-
-        rows = self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE NOT EXISTS "
+        rows = self._q(f"SELECT {NODE_COLS} FROM nodes n WHERE NOT EXISTS "
                        "(SELECT 1 FROM node_vectors v WHERE v.node_rid = n.rid) ORDER BY n.rid LIMIT ?", (limit,))
-        return [_row_to_node(r) for r in rows]
+        return [row_to_node(r) for r in rows]
 
     def count_nodes_without_vectors(self) -> int:
         return int(self._q("SELECT count(*) FROM nodes n WHERE NOT EXISTS "
                            "(SELECT 1 FROM node_vectors v WHERE v.node_rid = n.rid)")[0][0])
 
     def vector_search(self, scope: Scope, query: npt.NDArray[np.float32], limit: int) -> list[tuple[str, float]]:
-        from trulymem.store.sqlite import _scope_sql
-
-        where, params = _scope_sql(scope, "n")
+        where, params = scope_sql(scope, "n")
         key = (where, *params)
         version = self._conn.execute("PRAGMA data_version").fetchone()[0]
         cached = self._vec_cache.get(key)

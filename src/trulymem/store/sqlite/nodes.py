@@ -1,0 +1,138 @@
+"""Nodes in the SQLite store: resolving names to nodes, updates and their full-text
+rows, listing, fact counts and removing orphans."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from trulymem.model import Node, NodeType, Scope, new_id
+from trulymem.store.base import NodeQuery, NodeSpec
+from trulymem.store.sqlite.connection import SQLiteBase
+from trulymem.store.sqlite.rows import NODE_COLS, chunks, dump_json, marks, row_to_node, scope_sql, ts
+from trulymem.text import fts_document
+
+
+class NodeMixin(SQLiteBase):
+    """Nodes: ``resolve_nodes``, ``update_node``, ``nodes``, ``fact_counts``, ``delete_orphan_nodes``, ``dirty_nodes``."""
+
+    def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, str]:
+        ns = (scope.user_id, scope.agent_id or "", scope.app_id or "")
+        wanted: dict[str, NodeSpec] = {}
+        for spec in specs:
+            prev = wanted.get(spec.key)
+            if prev is None or (prev.type == NodeType.ENTITY and spec.type != NodeType.ENTITY):
+                wanted[spec.key] = spec
+        found: dict[str, str] = {}
+        upgrades: list[tuple[str, str, str]] = []
+        keys = list(wanted)
+        t = ts(now)
+        for chunk in chunks(keys):
+            for key, nid, type_, rid in self._q(
+                f"SELECT key, id, type, rid FROM nodes WHERE user_id = ? AND agent_id = ? AND app_id = ? "
+                f"AND key IN ({marks(len(chunk))})",
+                (*ns, *chunk),
+            ):
+                found[key] = nid
+                self._tx_rids[nid] = rid
+                if type_ == NodeType.ENTITY and wanted[key].type != NodeType.ENTITY:
+                    upgrades.append((wanted[key].type, t, nid))
+        if upgrades:
+            self._many("UPDATE nodes SET type = ?, updated_at = ? WHERE id = ?", upgrades)
+        missing = [wanted[k] for k in keys if k not in found]
+        if missing:
+            base = self._q("SELECT coalesce(max(rid), 0) FROM nodes")[0][0]
+            ids = [new_id() for _ in missing]
+            self._many(
+                "INSERT INTO nodes(rid, id, user_id, agent_id, app_id, name, key, type, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(base + i + 1, nid, *ns, sp.name, sp.key, sp.type, t, t) for i, (nid, sp) in enumerate(zip(ids, missing))],
+            )
+            self._many(
+                "INSERT INTO nodes_fts(rowid, doc, ctx) VALUES (?, ?, '')",
+                [(base + i + 1, fts_document(sp.name)) for i, sp in enumerate(missing)],
+            )
+            found.update((sp.key, nid) for nid, sp in zip(ids, missing))
+            self._tx_rids.update((nid, base + i + 1) for i, nid in enumerate(ids))
+            self._tx_dirty.update(range(base + 1, base + len(ids) + 1))
+        return found
+
+    def _index_nodes(self, ids: Sequence[str]) -> None:
+        for chunk in chunks(ids):
+            # metadata.context (e.g. an episode's neighbouring messages) is searchable too
+            rows = self._q(f"SELECT rid, name, summary, json_extract(metadata, '$.context') FROM nodes "
+                           f"WHERE id IN ({marks(len(chunk))})", chunk)
+            self._many("DELETE FROM nodes_fts WHERE rowid = ?", [(r[0],) for r in rows])
+            self._many(
+                "INSERT INTO nodes_fts(rowid, doc, ctx) VALUES (?, ?, ?)",
+                [(r[0], fts_document(r[1], r[2] or ""), fts_document(r[3] if isinstance(r[3], str) else ""))
+                 for r in rows],
+            )
+
+    def update_node(self, node_id: str, now: datetime, *, summary: str | None = None,
+                    metadata: dict[str, Any] | None = None) -> None:
+        self._q("UPDATE nodes SET summary = ?, updated_at = ?, metadata = COALESCE(?, metadata) WHERE id = ?",
+                (summary, ts(now), None if metadata is None else dump_json(metadata), node_id))
+        self._index_nodes([node_id])
+        self._tx_dirty.update(self._rids([node_id]).values())
+
+    def dirty_nodes(self) -> list[Node]:
+        rids, self._tx_dirty = sorted(self._tx_dirty), set()
+        out: list[Node] = []
+        for chunk in chunks(rids):
+            out += [row_to_node(r) for r in self._q(
+                f"SELECT {NODE_COLS} FROM nodes WHERE rid IN ({marks(len(chunk))}) ORDER BY rid", chunk)]
+        return out
+
+    def nodes(self, query: NodeQuery) -> list[Node]:
+        where, params = scope_sql(query.scope, "n")
+        if query.ids is not None:
+            where = where.replace("n.user_id", "+n.user_id")  # look up by id, then check the user
+        clauses = [where]
+        for col, values in (("id", query.ids), ("key", query.keys), ("type", query.types)):
+            if values is not None:
+                if not values:
+                    return []
+                clauses.append(f"n.{col} IN ({marks(len(values))})")
+                params.extend(values)
+        if query.created_before is not None:
+            clauses.append("n.created_at <= ?")
+            params.append(ts(query.created_before))
+        order = "DESC" if query.newest_first else "ASC"
+        sql = f"SELECT {NODE_COLS} FROM nodes n WHERE {' AND '.join(clauses)} ORDER BY n.created_at {order}, n.rid {order}"
+        if query.limit is not None:
+            sql += " LIMIT ?"
+            params.append(query.limit)
+        return [row_to_node(r) for r in self._q(sql, params)]
+
+    def fact_counts(self, node_ids: Sequence[str]) -> dict[str, int]:
+        rids = self._rids(node_ids)
+        by_rid = {rid: nid for nid, rid in rids.items()}
+        counts: dict[str, int] = {}
+        for chunk in chunks(list(by_rid)):
+            m = marks(len(chunk))
+            for rid, n in self._q(
+                f"SELECT rid, count(*) FROM (SELECT subject_rid AS rid FROM facts WHERE subject_rid IN ({m}) "
+                f"UNION ALL SELECT object_rid FROM facts WHERE object_rid IN ({m}) AND object_rid != subject_rid) "
+                "GROUP BY rid",
+                [*chunk, *chunk],
+            ):
+                counts[by_rid[rid]] = n
+        return counts
+
+    def delete_orphan_nodes(self, node_ids: Sequence[str]) -> list[str]:
+        deleted: list[str] = []
+        for chunk in chunks(list(dict.fromkeys(node_ids))):
+            rows = self._q(
+                f"SELECT rid, id FROM nodes n WHERE id IN ({marks(len(chunk))}) "
+                "AND NOT EXISTS (SELECT 1 FROM facts WHERE subject_rid = n.rid) "
+                "AND NOT EXISTS (SELECT 1 FROM facts WHERE object_rid = n.rid)",
+                chunk,
+            )
+            self._many("DELETE FROM nodes_fts WHERE rowid = ?", [(r[0],) for r in rows])
+            self._many("DELETE FROM nodes WHERE rid = ?", [(r[0],) for r in rows])
+            for r in rows:
+                self._tx_rids.pop(r[1], None)
+            deleted.extend(r[1] for r in rows)
+        return deleted

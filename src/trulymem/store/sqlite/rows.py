@@ -1,0 +1,143 @@
+"""What the SQLite store's parts share: column lists and joins, conversions between
+rows and models (timestamps, JSON, facts, nodes) and the SQL of scopes and ``When``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from trulymem.model import EdgeKind, Fact, Node, Scope
+from trulymem.store.base import When
+from trulymem.text import fts_document
+
+_CHUNK = 500  # stays below SQLite's bound-parameter limit with room for scope params
+
+FACT_COLS = (
+    "f.id, f.user_id, f.agent_id, f.app_id, f.session_id, s.id, f.relation, o.id, "
+    "f.kind, f.confidence, f.speculation, f.pinned, f.type, f.source, f.metadata, f.turn_id, "
+    "f.message_ids, f.mention_count, f.created_at, f.updated_at, f.valid_at, f.invalid_at, "
+    "f.superseded_by, s.name, o.name"
+)
+JOIN_NODES = "JOIN nodes s ON s.rid = f.subject_rid JOIN nodes o ON o.rid = f.object_rid"
+FACT_FROM = f"facts f {JOIN_NODES}"
+NODE_COLS = "id, user_id, agent_id, app_id, name, key, type, summary, metadata, created_at, updated_at"
+
+
+def ts(value: datetime) -> str:
+    return value.isoformat(timespec="microseconds")
+
+
+def load_json(text: str) -> Any:
+    # Most rows carry empty metadata: skip the JSON parser for them.
+    if text == "{}":
+        return {}
+    if text == "[]":
+        return []
+    return json.loads(text)
+
+
+def dump_json(value: dict[str, Any] | list[Any]) -> str:
+    if not value:
+        return "{}" if isinstance(value, dict) else "[]"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+class Stamps:
+    """``ts`` with a memo: a batch shares a handful of timestamps."""
+
+    def __init__(self) -> None:
+        self._seen: dict[datetime, str] = {}
+
+    def __call__(self, value: datetime) -> str:
+        out = self._seen.get(value)
+        if out is None:
+            out = self._seen[value] = ts(value)
+        return out
+
+
+dt = datetime.fromisoformat
+
+
+def dt_opt(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+def opt(value: str) -> str | None:
+    return value or None
+
+
+def chunks(seq: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(seq), size):
+        yield seq[i : i + size]
+
+
+def marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+@lru_cache(maxsize=8_192)
+def fact_doc(relation: str, type_: str | None, kind: str) -> str:
+    return fts_document(relation, type_ or "", kind if kind != EdgeKind.FACT else "")
+
+
+def row_to_fact(r: tuple[Any, ...]) -> Fact:
+    # Rows come from our own schema: skip validation, parse what needs parsing.
+    return Fact(
+        id=r[0], user_id=r[1], agent_id=opt(r[2]), app_id=opt(r[3]), session_id=opt(r[4]),
+        subject_id=r[5], relation=r[6], object_id=r[7], kind=EdgeKind(r[8]), confidence=r[9],
+        speculation=bool(r[10]), pinned=bool(r[11]), type=r[12], source=r[13],
+        metadata=load_json(r[14]), turn_id=r[15], message_ids=load_json(r[16]),
+        mention_count=r[17], created_at=dt(r[18]), updated_at=dt(r[19]), valid_at=dt(r[20]),
+        invalid_at=dt_opt(r[21]), superseded_by=r[22], subject=r[23], object=r[24],
+    )
+
+
+def row_to_node(r: tuple[Any, ...]) -> Node:
+    return Node(
+        id=r[0], user_id=r[1], agent_id=opt(r[2]), app_id=opt(r[3]), name=r[4], key=r[5],
+        type=r[6], summary=r[7], metadata=load_json(r[8]), created_at=dt(r[9]), updated_at=dt(r[10]),
+    )
+
+
+def scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    for name in ("user_id", "agent_id", "app_id"):
+        value = getattr(scope, name)
+        if value is None and scope.exact and name != "user_id":
+            value = ""  # the shared namespace is stored as ''
+        if value is not None:
+            clauses.append(f"{alias}.{name} = ?")
+            params.append(value)
+    return (" AND ".join(clauses) or "1"), params
+
+
+def when_sql(when: When) -> tuple[str, list[Any]]:
+    """SQL for ``When`` over facts aliased ``f``."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if when.as_of is not None:
+        t = ts(when.as_of)
+        clauses.append("f.created_at <= ?")  # nothing recorded later
+        params.append(t)
+        if when.validity != "all":
+            clauses.append("f.valid_at <= ? AND (f.invalid_at IS NULL OR f.invalid_at > ?)")
+            params += [t, t]
+    elif when.validity == "current":
+        clauses.append("f.invalid_at IS NULL")
+    elif when.validity == "invalid":
+        clauses.append("f.invalid_at IS NOT NULL")
+    if when.valid_from is not None:
+        clauses.append("f.valid_at >= ?")
+        params.append(ts(when.valid_from))
+    if when.valid_to is not None:
+        clauses.append("f.valid_at <= ?")
+        params.append(ts(when.valid_to))
+    return " AND ".join(clauses) or "1", params
+
+
+def like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

@@ -1,0 +1,127 @@
+"""Rows in and out of the SQLite store: export, import (all or nothing, identical
+rows skipped) and restoring journaled rows as they were."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from trulymem.errors import Conflict, InvalidInput
+from trulymem.model import Fact, Node, Scope, from_json, to_json
+from trulymem.store.base import FactQuery, NodeQuery
+from trulymem.store.sqlite.nodes import NodeMixin
+from trulymem.store.sqlite.rows import (
+    FACT_COLS,
+    FACT_FROM,
+    NODE_COLS,
+    Stamps,
+    dump_json,
+    fact_doc,
+    row_to_fact,
+    row_to_node,
+    scope_sql,
+    ts,
+)
+from trulymem.text import relation_key
+
+_NAMES = {"subject", "object"}  # display names: derived from nodes, not exported
+
+
+class TransferMixin(NodeMixin):
+    """Rows in and out: ``export_rows``, ``import_rows``, ``restore_rows``."""
+
+    def restore_rows(self, rows: Sequence[dict[str, Any]]) -> None:
+        stamp = Stamps()
+        nodes = [from_json(Node, {k: v for k, v in r.items() if k != "record"}) for r in rows if r["record"] == "node"]
+        self._many(
+            "UPDATE nodes SET name = ?, key = ?, type = ?, summary = ?, metadata = ?, created_at = ?, updated_at = ? "
+            "WHERE id = ?",
+            [(n.name, n.key, n.type, n.summary, dump_json(n.metadata), ts(n.created_at), ts(n.updated_at), n.id)
+             for n in nodes],
+        )
+        self._index_nodes([n.id for n in nodes])
+        self._tx_dirty.update(self._rids([n.id for n in nodes]).values())
+        facts = [from_json(Fact, {k: v for k, v in r.items() if k != "record"}) for r in rows if r["record"] == "fact"]
+        self._many(
+            "UPDATE facts SET session_id = ?, relation = ?, relation_key = ?, kind = ?, confidence = ?, speculation = ?, "
+            "pinned = ?, type = ?, source = ?, metadata = ?, turn_id = ?, message_ids = ?, mention_count = ?, "
+            "created_at = ?, updated_at = ?, valid_at = ?, invalid_at = ?, superseded_by = ? WHERE id = ?",
+            [(f.session_id or "", f.relation, relation_key(f.relation), f.kind.value, f.confidence, int(f.speculation),
+              int(f.pinned), f.type, f.source, dump_json(f.metadata), f.turn_id, dump_json(f.message_ids), f.mention_count,
+              stamp(f.created_at), stamp(f.updated_at), stamp(f.valid_at),
+              stamp(f.invalid_at) if f.invalid_at else None, f.superseded_by, f.id) for f in facts],
+        )
+        self._many("UPDATE facts_fts SET doc = ? WHERE rowid = (SELECT rid FROM facts WHERE id = ?)",
+                   [(fact_doc(f.relation, f.type, f.kind.value), f.id) for f in facts])
+
+    def export_rows(self, scope: Scope) -> Iterator[dict[str, Any]]:
+        if scope.user_id is None:
+            users = self._q("SELECT user_id, created_at FROM users ORDER BY created_at, user_id")
+        else:
+            users = self._q("SELECT user_id, created_at FROM users WHERE user_id = ?", (scope.user_id,))
+        for u in users:
+            yield {"record": "user", "user_id": u[0], "created_at": u[1]}
+        nwhere, nparams = scope_sql(scope, "n")
+        for r in self._q(f"SELECT {NODE_COLS} FROM nodes n WHERE {nwhere} ORDER BY rid", nparams):
+            yield {"record": "node", **to_json(row_to_node(r))}
+        fwhere, fparams = scope_sql(scope, "f")
+        for r in self._q(f"SELECT {FACT_COLS} FROM {FACT_FROM} WHERE {fwhere} ORDER BY f.rid", fparams):
+            row = to_json(row_to_fact(r), exclude=_NAMES)
+            yield {"record": "fact", **row}
+
+    def import_rows(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+        counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
+        links: list[tuple[str, str]] = []  # superseded_by may point at a fact later in the file
+        for row in rows:
+            self._import_row(row, counts, links)
+        self._many("UPDATE facts SET superseded_by = ? WHERE id = ?", links)
+        return counts
+
+    def _import_row(self, row: dict[str, Any], counts: dict[str, int], links: list[tuple[str, str]]) -> None:
+        kind = row.get("record")
+        if kind == "user":
+            if not isinstance(row.get("user_id"), str) or not isinstance(row.get("created_at"), str):
+                raise InvalidInput("a user record needs user_id and created_at strings", field="import")
+            cur = self._conn.execute(
+                "INSERT OR IGNORE INTO users(user_id, created_at) VALUES (?, ?)", (row["user_id"], row["created_at"])
+            )
+            counts["users" if cur.rowcount else "skipped"] += 1
+        elif kind == "node":
+            node = from_json(Node, {k: v for k, v in row.items() if k != "record"})
+            existing = self.nodes(NodeQuery(scope=Scope.everyone(), ids=[node.id]))
+            if existing:
+                if to_json(existing[0]) != to_json(node):
+                    raise Conflict(f"node {node.id} already exists with different content", field="id")
+                counts["skipped"] += 1
+                return
+            twin = self._q("SELECT id FROM nodes WHERE user_id = ? AND agent_id = ? AND app_id = ? AND key = ?",
+                           (node.user_id, node.agent_id or "", node.app_id or "", node.key))
+            if twin:
+                raise Conflict(f"user {node.user_id!r} already has a node {node.name!r} ({twin[0][0]}); the file's "
+                               f"{node.id} would duplicate it — import into a database without this user",
+                               field="import")
+            self._q(
+                "INSERT INTO nodes(id, user_id, agent_id, app_id, name, key, type, summary, metadata, "
+                "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (node.id, node.user_id, node.agent_id or "", node.app_id or "", node.name, node.key, node.type,
+                 node.summary, dump_json(node.metadata),
+                 ts(node.created_at), ts(node.updated_at)),
+            )
+            self._index_nodes([node.id])
+            self._tx_dirty.update(self._rids([node.id]).values())
+            counts["nodes"] += 1
+        elif kind == "fact":
+            fact = from_json(Fact, {k: v for k, v in row.items() if k != "record"})
+            stored = self.facts(FactQuery(scope=Scope.everyone(), ids=[fact.id], validity="all"))
+            if stored:
+                if to_json(stored[0], exclude=_NAMES) != to_json(fact, exclude=_NAMES):
+                    raise Conflict(f"fact {fact.id} already exists with different content", field="id")
+                counts["skipped"] += 1
+                return
+            if fact.superseded_by:
+                links.append((fact.superseded_by, fact.id))
+            self.insert_facts([dataclasses.replace(fact, superseded_by=None)])
+            counts["facts"] += 1
+        else:
+            raise InvalidInput(f"unknown record type {kind!r}", field="import")
