@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
-
-from pydantic import BaseModel, Field
 
 from trulymem.embed.base import Embedder
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
+from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult
 from trulymem.recall.timeref import time_range_in
 from trulymem.store.base import FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
@@ -42,49 +40,6 @@ class RecallQuery:
     as_of: datetime | None = None
     include_invalid: bool = False
     max_tokens: int | None = None
-
-
-class RecalledNode(BaseModel):
-    id: str
-    name: str
-    type: str
-    summary: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    score: float
-    hop: int
-    why: list[str]
-    created_at: datetime
-
-
-class RecalledFact(BaseModel):
-    id: str
-    subject: str
-    relation: str
-    object: str
-    kind: str
-    confidence: float
-    speculation: bool
-    pinned: bool
-    type: str | None
-    valid: bool
-    mention_count: int
-    created_at: datetime
-    valid_at: datetime
-    invalid_at: datetime | None
-    superseded_by: str | None
-    subject_id: str
-    object_id: str
-    score: float
-    hop: int
-    why: list[str]
-
-
-class RecallResult(BaseModel):
-    query_intent: str
-    nodes: list[RecalledNode]
-    facts: list[RecalledFact]
-    text: str
-    tokens: int = Field(description="count_tokens(text): what the result costs in a context window")
 
 
 class _Collector:

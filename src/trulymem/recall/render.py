@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from trulymem.model import EdgeKind, NodeType, triple_text
-
-if TYPE_CHECKING:
-    from trulymem.recall.engine import RecalledFact, RecalledNode
+from trulymem.recall.results import RecalledFact, RecalledNode
 
 
 def _line(f: RecalledFact) -> str:
