@@ -115,7 +115,7 @@ class TrulyMem:
         """Store triplets; with ``supersede`` (the default) a stated new value of a single-valued
         relation (lives_in, birthday …) replaces the current one, which stays in history."""
         return self.run("memory_commit", _args(triplets=triplets, turn_id=turn_id, message_ids=message_ids,  # type: ignore[return-value]
-                                               supersede=supersede))  # type: ignore[return-value]
+                                               supersede=supersede))
 
     def recall(self, query_intent: str = "", *, depth: int = 2, seed_entities: list[str] | None = None,
                limit: int | None = None, time_range: dict[str, Any] | None = None, as_of: datetime | None = None,
