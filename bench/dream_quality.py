@@ -1,0 +1,122 @@
+"""Dream detection quality on a labelled fixture (used by ``bench_dream.py``).
+
+Reads both fixture formats: the first ones (label lists of ids) and
+``dream_fixture_v2.json`` (labels with categories, ``age_days``, ``pinned``,
+look-alikes, expired ids). Scores pair precision and recall, recall per
+category, and the invariants: look-alike pairs hit, labelled contradictions
+proposed as merges, expired memories merged instead of pruned, pinned memories
+merged or pruned, expired memories pruned.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from trulymem import TrulyMem
+from trulymem.dream import analyze, load_retention
+from trulymem.memories import MEMORY_RELATION, iter_memories
+
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+
+
+def _labels(raw: list[Any]) -> list[tuple[list[str], str]]:
+    """``[[ids…]]`` or ``[{"ids": […], "category": …}]`` as (ids, category)."""
+    return [(g["ids"], g.get("category", "all")) if isinstance(g, dict) else (g, "all") for g in raw]
+
+
+def _pairs(groups: list[list[str]]) -> set[frozenset[str]]:
+    return {frozenset(p) for g in groups for p in combinations(g, 2)}
+
+
+def load(mem: TrulyMem, data: dict[str, Any], clock: list[datetime]) -> tuple[dict[str, str], list[list[str]]]:
+    """Commit the fixture's memories one at a time, each dated by its ``age_days`` (or a
+    minute after the previous); returns fact id -> fixture id, and the groups of fixture
+    memories that were one fact already at write time (the same text again reinforces it)."""
+    ids: dict[str, str] = {}
+    same: dict[str, list[str]] = defaultdict(list)
+    for k, m in enumerate(data["memories"]):
+        clock[0] = NOW - timedelta(days=m["age_days"]) if "age_days" in m else NOW - timedelta(days=30, minutes=-k)
+        res = mem.commit([{"subject": m.get("subject", "user"), "relation": m.get("relation", MEMORY_RELATION),
+                           "object": m["text"], "type": m["type"], "pinned": bool(m.get("pinned"))}],
+                         supersede=False)  # contradictions as they reach the dream (imports, other tools)
+        fact = res.facts[0].id
+        ids.setdefault(fact, m["id"])
+        same[fact].append(m["id"])
+    return ids, [g for g in same.values() if len(g) > 1]
+
+
+def pr(found: set[frozenset[str]], want: set[frozenset[str]]) -> dict[str, Any]:
+    tp = len(found & want)
+    return {"precision": round(tp / len(found), 3) if found else 1.0,
+            "recall": round(tp / len(want), 3) if want else 1.0, "found": len(found), "labelled": len(want),
+            "false_positives": sorted(sorted(p) for p in found - want),
+            "missed": sorted(sorted(p) for p in want - found)}
+
+
+def by_category(found: set[frozenset[str]], labelled: list[tuple[list[str], str]]) -> dict[str, str]:
+    hit: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for ids, cat in labelled:
+        for p in _pairs([ids]):
+            hit[cat][1] += 1
+            hit[cat][0] += p in found
+    return {cat: f"{h}/{n}" for cat, (h, n) in sorted(hit.items())}
+
+
+def quality(fixture: Path, embedder: str | None, llm: Any = None) -> dict[str, Any]:
+    data = json.loads(fixture.read_text(encoding="utf-8"))
+    clock = [NOW]
+    with tempfile.TemporaryDirectory() as tmp, TrulyMem(Path(tmp) / "q.db", user_id="q", app_id="fixture",
+                                                        clock=lambda: clock[0], embedder=embedder) as mem:
+        ids, at_write = load(mem, data, clock)
+        items = list(iter_memories(mem.store, mem.scope))
+        a = analyze(items, load_retention(), NOW, embedder=mem.embedder, **({"llm": llm} if llm else {}))
+    dups, cons = _labels(data["duplicates"]), _labels(data["contradictions"])
+    looks = _labels(data.get("look_alikes", []))
+    merged_groups = [[ids[m.id] for m in g.items] for g in a.merges] + at_write
+    found_d = _pairs(merged_groups)
+    found_c = {frozenset((ids[c.a.id], ids[c.b.id])) for c in a.conflicts}
+    want_c = _pairs([g for g, _ in cons])
+    merged_ids = {i for g in merged_groups for i in g}
+    pruned = {ids[p.item.id] for p in a.prunes}
+    expired = set(data.get("expired", []))
+    pinned = set(data.get("pinned", [])) | {m["id"] for m in data["memories"] if m.get("pinned")}
+    return {
+        "fixture": fixture.name, "memories": len(items),
+        "duplicates": pr(found_d, _pairs([g for g, _ in dups])) | {"by_category": by_category(found_d, dups)},
+        "contradictions": pr(found_c, want_c) | {"by_category": by_category(found_c, cons)},
+        "look_alikes_hit": sorted(sorted(p) for p in _pairs([g for g, _ in looks]) & (found_d | found_c)),
+        "look_alikes": len(looks),
+        "contradictions_merged": sorted(sorted(p) for p in want_c & found_d),
+        "expired_merged": sorted(expired & merged_ids),
+        "expired_pruned": f"{len(expired & pruned)}/{len(expired)}",
+        "pinned_touched": sorted(pinned & (merged_ids | pruned)),
+        "pinned_in_conflicts": sorted(pinned & {i for p in found_c for i in p}),
+        "conflicts_total": len(a.conflicts), "conflicts_more": getattr(a, "conflicts_more", 0),
+    }
+
+
+def print_quality(q: dict[str, Any], embedder: str) -> None:
+    d, c = q["duplicates"], q["contradictions"]
+    print(f"quality on {q['fixture']} ({q['memories']} memories, embedder {embedder}):")
+    print(f"  duplicates     precision {d['precision']:.3f}  recall {d['recall']:.3f}  "
+          f"({d['found']} pairs found, {d['labelled']} labelled; targets 0.95 / 0.85)  {d['by_category']}")
+    print(f"  contradictions precision {c['precision']:.3f}  recall {c['recall']:.3f}  "
+          f"({c['found']} pairs found, {c['labelled']} labelled; targets 0.90 / 0.80)  {c['by_category']}")
+    if q["look_alikes"]:
+        print(f"  look-alike pairs hit: {len(q['look_alikes_hit'])} of {q['look_alikes']} (target <= 1) "
+              f"{q['look_alikes_hit']}")
+    print(f"  labelled contradictions proposed as merges: {len(q['contradictions_merged'])} (target 0); "
+          f"expired merged: {len(q['expired_merged'])} (target 0); expired pruned {q['expired_pruned']}; "
+          f"pinned merged or pruned: {len(q['pinned_touched'])} (target 0); "
+          f"pinned in conflicts: {len(q['pinned_in_conflicts'])}")
+    for name, part in (("duplicates", d), ("contradictions", c)):
+        if part["false_positives"]:
+            print(f"  {name} false positives: {part['false_positives']}")
+        if part["missed"]:
+            print(f"  {name} missed: {part['missed']}")
