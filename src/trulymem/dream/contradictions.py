@@ -1,0 +1,198 @@
+"""Step 3b of the dream: contradictions, and the pairs that only look alike."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal
+
+from trulymem.dream.findings import Contradiction, block_of
+from trulymem.dream.similarity import jaccard, negated, similar_pairs, without_negation
+from trulymem.dream.vocab import (
+    ANTONYMS,
+    CJK,
+    GENERIC,
+    MULTI_VALUED,
+    MULTI_VALUED_ZH,
+    NEG_PREFIX,
+    OWNER_WORDS,
+    SINGLE_PREFIXES,
+    SINGLE_VALUED,
+    SYNONYMS,
+)
+from trulymem.memories import MEMORY_RELATION, MemoryItem
+from trulymem.text import name_key, relation_key
+
+
+def _winner(a: MemoryItem, b: MemoryItem) -> tuple[Literal["A", "B"], str]:
+    """The more recent memory wins, unless the other is clearly more confident."""
+    if abs(a.confidence - b.confidence) > 0.2:
+        return ("A", "higher confidence") if a.confidence > b.confidence else ("B", "higher confidence")
+    return ("A", "more recent") if (a.updated_at, a.id) > (b.updated_at, b.id) else ("B", "more recent")
+
+
+def _single_valued(rel: str) -> bool:
+    k = relation_key(rel)
+    return k in SINGLE_VALUED or k.startswith(SINGLE_PREFIXES)
+
+
+def _positive(rel: str) -> str:
+    return NEG_PREFIX.sub("", relation_key(rel))
+
+
+def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets: list[set[str]],
+                    df: dict[str, int]) -> tuple[list[Contradiction], set[tuple[str, str]]]:
+    """Contradictions, and the pairs that only look alike: same wording, another value
+    ("likes jazz" / "likes rock", 用户喜欢猫 / 用户喜欢狗) — never duplicates."""
+    found: dict[tuple[str, str], Contradiction] = {}
+    distinct: set[tuple[str, str]] = set()
+
+    def add(a: MemoryItem, b: MemoryItem, topic: str) -> None:
+        if (a.created_at, a.id) > (b.created_at, b.id):
+            a, b = b, a  # A is the older
+        if (a.id, b.id) not in found:
+            win, why = _winner(a, b)
+            found[(a.id, b.id)] = Contradiction(a=a, b=b, topic=topic, winner=win, why=why)
+
+    by_triple: dict[tuple[str, str], list[int]] = defaultdict(list)
+    by_object: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, m in enumerate(live):
+        if relation_key(m.relation) == MEMORY_RELATION:
+            continue
+        by_triple[(block_of(m), relation_key(m.relation))].append(i)
+        by_object[(block_of(m), name_key(m.object))].append(i)
+    # 1. a single-valued relation with two values: "lives_in Paris" vs "lives_in Berlin"
+    for (_, rel), idx in by_triple.items():
+        if not _single_valued(rel) or len(idx) < 2:
+            continue
+        newest = max(idx, key=lambda k: (live[k].updated_at, live[k].id))
+        for k in idx:
+            if k != newest and name_key(live[k].object) != name_key(live[newest].object) \
+                    and jaccard(sets[k], sets[newest]) < 0.99:
+                add(live[k], live[newest], f"{live[k].subject} {live[k].relation}")
+    # 2. opposite relations about one object: "likes coffee" vs "dislikes coffee"
+    for idx in by_object.values():
+        for x, y in _pairs(idx):
+            a, b = live[x], live[y]
+            ra, rb = relation_key(a.relation), relation_key(b.relation)
+            opposite = (ra, rb) in ANTONYMS or (rb, ra) in ANTONYMS or (
+                ra != rb and _positive(ra) == _positive(rb) and (ra == _positive(ra)) != (rb == _positive(rb)))
+            if opposite:
+                add(a, b, f"{a.subject} {_positive(ra)} {a.object}")
+    # 3. the same wording with one part swapped or negated ("Deploy to ECS" / "… Vercel",
+    #    "Always use tabs" / "Never use tabs", 用户住在北京 / 用户住在深圳): blocked on the
+    #    wording with up to three words masked, so never all pairs.
+    spans: dict[int, list[int]] = defaultdict(list)  # hashed masked wording -> memories
+    for i, m in enumerate(live):
+        seq = tuple(seqs[i])
+        if not 1 <= len(seq) <= 16:
+            continue
+        block = block_of(m)
+        for p in range(len(seq) + 1):
+            for k in range(0, min(3, len(seq) - p) + 1):
+                if k < len(seq):  # something must stay unmasked
+                    spans[hash((block, seq[:p], seq[p + k:]))].append(i)
+    seen: set[tuple[int, int]] = set()
+    for hits in spans.values():
+        if len(hits) < 2 or len(hits) > 50:
+            continue  # a slot with dozens of values is a list, not a disagreement
+        for x, y in _pairs(sorted(set(hits))):
+            if (x, y) in seen or seqs[x] == seqs[y]:
+                continue
+            seen.add((x, y))
+            verdict = _swap(live[x], live[y], seqs[x], seqs[y])
+            if verdict is not None:
+                kind, topic = verdict
+                a, b = live[x], live[y]
+                if kind == "conflict":
+                    add(a, b, topic)
+                if kind in ("conflict", "distinct"):
+                    distinct.add((a.id, b.id) if a.id < b.id else (b.id, a.id))
+    # 4. one negates the other in other words ("drinks coffee every morning" / "never drinks coffee"):
+    #    negated memories probe the others
+    neg = [negated(m.memory) for m in live]
+    plain = [set(without_negation(q)) for q in seqs]
+    negs = [i for i, n in enumerate(neg) if n]
+    if negs:
+        blocks = [block_of(m) for m in live]
+        for x, y, _ in similar_pairs(plain, 0.5, blocks, df, probes=negs,
+                                     targets={i for i, n in enumerate(neg) if not n}):
+            n, o = (x, y) if neg[x] else (y, x)
+            if (x, y) not in seen and _content(list(plain[n])) and _negates(seqs[n], plain[o]):
+                add(live[x], live[y], _topic([t for t in seqs[o] if t in plain[n]]))
+    return sorted(found.values(), key=lambda c: (c.a.created_at, c.a.id, c.b.id)), distinct
+
+
+def _negates(negated_seq: Sequence[str], other: set[str]) -> bool:
+    """The words a negation governs (up to three after it) are what the other memory says:
+    "never drinks coffee" negates "drinks coffee every morning"; "Poetry, not pip" does not
+    negate "uses Poetry"."""
+    for k, t in enumerate(negated_seq):
+        if without_negation([t]):
+            continue
+        scope = _content(without_negation(negated_seq[k + 1:k + 4]))
+        if scope and all(w in other for w in scope):
+            return True
+    return False
+
+
+def _content(tokens: Sequence[str]) -> list[str]:
+    return [t for t in tokens if t not in GENERIC and t not in OWNER_WORDS]
+
+
+def _span_words(span: Sequence[str]) -> int:
+    """A run of up to three Chinese characters is one word."""
+    return 1 if span and all(CJK.match(t) for t in span) and len(span) <= 3 else len(span)
+
+
+def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str, str] | None:
+    """How two wordings that differ in one place relate: ``("conflict", topic)``,
+    ``("distinct", topic)`` (another value of a many-valued thing), or ``None``
+    (a paraphrase or an elaboration: free to merge)."""
+    p = 0
+    while p < min(len(x), len(y)) and x[p] == y[p]:
+        p += 1
+    q = 0
+    while q < min(len(x), len(y)) - p and x[-1 - q] == y[-1 - q]:
+        q += 1
+    left, right = x[p:len(x) - q], y[p:len(y) - q]
+    shared = x[:p] + x[len(x) - q:]
+    topic = _topic(shared)
+    if not _content(shared):
+        return None
+    if negated(" ".join(left)) != negated(" ".join(right)):
+        return ("conflict", topic) if negated(a.memory) != negated(b.memory) else None
+    if not left or not right or _synonyms(left, right) or set(left) <= set(right) or set(right) <= set(left):
+        return None
+    if max(_span_words(left), _span_words(right)) > len(_content(shared)):
+        return None  # more differs than is shared: two different statements
+    free = relation_key(a.relation) == MEMORY_RELATION
+    if free and not _multi(shared, a.memory, b.memory):
+        return "conflict", topic
+    if not free and relation_key(a.relation) == relation_key(b.relation) and _single_valued(a.relation):
+        return "conflict", topic
+    return "distinct", topic
+
+
+def _pairs(items: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
+    for x in range(len(items)):
+        for y in range(x + 1, len(items)):
+            yield items[x], items[y]
+
+
+def _topic(shared: list[str]) -> str:
+    return " ".join(shared) if not all(CJK.match(t) for t in shared) else "".join(shared)
+
+
+def _synonyms(a: list[str], b: list[str]) -> bool:
+    ja, jb = "".join(a), "".join(b)
+    return any(ja in g and jb in g for g in SYNONYMS)
+
+
+def _multi(shared: list[str], *texts: str) -> bool:
+    """The wording around the swapped part takes many values ("likes …", "去过…")."""
+    if any(t in MULTI_VALUED for t in shared):
+        return True
+    return any(word in text for text in texts for word in MULTI_VALUED_ZH)
+
+

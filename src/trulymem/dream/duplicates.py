@@ -1,0 +1,101 @@
+"""Step 3a of the dream: near-duplicates, and the merged text of each group."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+from trulymem.dream.findings import DreamSettings, Merge, block_of, kind_of, text_of
+from trulymem.dream.similarity import UnionFind, jaccard, negated, similar_pairs, words
+from trulymem.embed import Embedder
+from trulymem.memories import MEMORY_RELATION, MemoryItem
+from trulymem.text import relation_key
+
+
+def find_duplicates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[str, int], held: set[str],
+                distinct: set[tuple[str, str]], cfg: DreamSettings,
+                embedder: Embedder | None) -> list[Merge]:
+    blocks = [block_of(m) for m in live]
+    scored = [(i, j, s) for i, j, s in similar_pairs(sets, cfg.dup_threshold, blocks, df)
+              if live[i].id not in held and live[j].id not in held
+              and (min(live[i].id, live[j].id), max(live[i].id, live[j].id)) not in distinct]
+    semantic: dict[tuple[int, int], float] = {}
+    if embedder is not None and embedder.semantic:  # a hashing embedder's cosine only restates word overlap
+        semantic = _semantic_pairs(live, blocks, held, distinct, embedder, cfg)
+        scored += [(i, j, jaccard(sets[i], sets[j])) for i, j in sorted(semantic)]
+    uf = UnionFind(len(live))
+    best: dict[int, float] = defaultdict(float)
+    for i, j, s in scored:
+        if s >= cfg.dup_threshold or (i, j) in semantic:
+            uf.union(i, j)
+            sim = max(s, semantic.get((i, j), 0.0))
+            best[i], best[j] = max(best[i], sim), max(best[j], sim)
+    merges = []
+    for group in uf.groups():
+        members = [live[k] for k in group]
+        merges.append(_merge(members, [sets[k] for k in group], min(best[k] for k in group)))
+    merges.sort(key=lambda g: (kind_of(g.items[0]), g.items[0].created_at, g.items[0].id))
+    return merges
+
+
+def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str], distinct: set[tuple[str, str]],
+                    embedder: Embedder, cfg: DreamSettings) -> dict[tuple[int, int], float]:
+    """Paraphrases with few words in common ("Alembic for DB migrations" / "migrations
+    are written with Alembic"): nearest neighbours above ``cosine_threshold``, or each
+    other's nearest neighbour, clearly closer than their other neighbours (a margin over
+    the mean of the next few, as in bitext mining) and close in absolute terms too."""
+    out: dict[tuple[int, int], float] = {}
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, block in enumerate(blocks):
+        if live[i].id not in held:
+            groups[block].append(i)
+    for members in groups.values():
+        if len(members) < 2 or len(members) > cfg.semantic_block_limit:
+            continue
+        vecs = embedder.embed_passages([text_of(live[k]) for k in members])
+        norm = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        nn: list[int] = []
+        knn: list[float] = []
+        for start in range(0, len(members), 1024):  # row chunks keep memory flat
+            sims = norm[start:start + 1024] @ norm.T
+            for r in range(sims.shape[0]):
+                sims[r, start + r] = -1.0
+            nn += [int(x) for x in sims.argmax(axis=1)]
+            k = min(4, len(members) - 1)
+            knn += [float(x) for x in np.sort(np.partition(sims, -k, axis=1)[:, -k:], axis=1).mean(axis=1)]
+        for x, y in enumerate(nn):
+            c = float(norm[x] @ norm[y])
+            mutual = nn[y] == x and c >= cfg.semantic_floor and \
+                c / max((knn[x] + knn[y]) / 2, 1e-6) >= cfg.semantic_margin
+            if not (mutual or c >= cfg.cosine_threshold):
+                continue
+            i, j = members[x], members[y]
+            pair = (live[i].id, live[j].id) if live[i].id < live[j].id else (live[j].id, live[i].id)
+            # a negated and a plain statement that sound alike are a disagreement, never one memory
+            if pair not in distinct and negated(live[i].memory) == negated(live[j].memory):
+                out[(min(i, j), max(i, j))] = round(c, 3)
+    return out
+
+
+def _merge(members: list[MemoryItem], sets: list[set[str]], similarity: float) -> Merge:
+    """Deterministic merge: the most informative member, plus every other member
+    that says something it does not (so the result is more complete than any one)."""
+    order = sorted(range(len(members)), key=lambda k: (-len(sets[k]), -members[k].updated_at.timestamp(),
+                                                         members[k].id))
+    base = members[order[0]]
+    have = set(sets[order[0]])
+    obj = base.object
+    for k in order[1:]:
+        extra = sets[k] - have - set(words(members[k].relation.replace("_", " ")))
+        if extra:
+            obj = f"{obj}; {members[k].object}"
+            have |= sets[k]
+    free = relation_key(base.relation) == MEMORY_RELATION
+    text = obj if free else f"{base.subject} {base.relation} {obj}"
+    members_sorted = sorted(members, key=lambda m: (m.created_at, m.id))
+    return Merge(items=members_sorted, merged=text, subject=base.subject, relation=base.relation, object=obj,
+                 type=kind_of(base), confidence=max(m.confidence for m in members), similarity=round(similarity, 3))
+
+
