@@ -117,8 +117,8 @@ def test_report_has_the_seed_format(dm: TrulyMem, project: Path) -> None:
     assert text.startswith(HEADER + "\n\nMerges (2):\n")
     assert f'  [mem0:{ids["Use PostgreSQL for auth"]}] + [mem0:{ids["Auth DB is PostgreSQL"]}] → "' in text
     assert "\nConflicts (3):\n" in text
-    assert f'  [mem0:{ids["Deploy to ECS"]}] vs [mem0:{ids["Deploy to Vercel"]}] — "deploy" [A/B/skip]' in text
-    assert f'  [mem0:{ids["Always use tabs"]}] vs [mem0:{ids["Never use tabs"]}] — "use tab" [A/B/skip]' in text
+    assert f'  [mem0:{ids["Deploy to ECS"]}] vs [mem0:{ids["Deploy to Vercel"]}] — "Deploy to: ECS vs Vercel" [A/B/skip]' in text
+    assert f'  [mem0:{ids["Always use tabs"]}] vs [mem0:{ids["Never use tabs"]}] — "use tabs: Always vs Never" [A/B/skip]' in text
     assert re.search(rf'\[mem0:{ids["scratch notes about the login bug"]}\] — session_state, 100d old', text)
     assert re.search(rf'\[mem0:{ids["maybe something"]}\] — unknown, 100d old', text)
     assert text.endswith("Proposed: 2 merges, 2 prunes, 3 conflicts. (dry run: nothing applied)")
@@ -188,10 +188,13 @@ def test_interactive_choices_reasks_and_apply(dm: TrulyMem, db_path: Path, proje
     assert first.invalid_at is None  # chose A (the older Paris): Berlin lost
     berlin = next(c for c in dm.history("user", "lives_in") if c.object == "Berlin")
     assert berlin.invalid_at is not None and berlin.superseded_by == ids["user lives_in Paris"]
-    merged = next(m for m in iter_memories(dm.store, dm.scope) if m.metadata.get("source") is None
-                  and "PostgreSQL" in m.memory)
+    merged = next(m for m in iter_memories(dm.store, dm.scope) if m.metadata.get("source") == "mem0-dream"
+                  and "PostgreSQL" in m.memory)  # the seed's metadata, visible through the mem0 API
     raw = dm.store.facts(__import__("trulymem").store.base.FactQuery(scope=dm.scope, ids=[merged.id]))[0]
     assert raw.source == "mem0-dream" and merged.metadata["branch"] == "main" and merged.type == "decision"
+    assert merged.metadata["type"] == "decision" and merged.metadata["confidence"] == 1.0
+    members = [f for f in dm.history("user", M) if f.id in merged.metadata["merged_from"]]
+    assert raw.valid_at == min(f.valid_at for f in members) < raw.created_at  # the members' event time, not now
 
 
 def test_interactive_no_cancels(dm: TrulyMem, db_path: Path, project: Path) -> None:
@@ -237,9 +240,17 @@ def test_pinned_memories_are_never_touched(db_path: Path, project: Path) -> None
     clock = Clock(datetime.now(UTC) - timedelta(days=400))
     with TrulyMem(db_path, user_id="bob", clock=clock) as mem:
         mem.commit([note("old but pinned", "session_state", pinned=True, confidence=0.1),
-                    note("Deploy to ECS", pinned=True), note("Deploy to Vercel")])
+                    note("Deploy to ECS", pinned=True), note("Deploy to Vercel"),
+                    note("The team prefers short standups", pinned=True), note("The team prefers short standups!")])
+        before = {m.id: m.memory for m in iter_memories(mem.store, mem.scope)}
         res = run_dream(mem, project_dir=project, auto=True, emit=lambda _: None)
-        assert res.status == "nothing_to_do"
+        # a pinned memory is never merged or pruned, but its conflict is shown, never auto-resolved
+        assert res.analysis is not None and not res.analysis.merges and not res.analysis.prunes
+        (conflict,) = res.analysis.conflicts
+        assert {conflict.a.memory, conflict.b.memory} == {"Deploy to ECS", "Deploy to Vercel"}
+        assert res.applied is not None and res.applied.skipped == 1 and res.applied.merged == 0
+        after = {m.id: m.memory for m in iter_memories(mem.store, mem.scope)}
+        assert set(before.items()) <= set(after.items())  # all still current (plus the reminder)
 
 
 # --- nothing lost: undo, atomicity, lock ------------------------------------------------

@@ -32,19 +32,35 @@ __all__ = ["Analysis", "Contradiction", "DreamSettings", "Merge", "PruneCandidat
 
 def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
             embedder: Embedder | None = None, settings: DreamSettings | None = None) -> Analysis:
+    """Retention first (an expired memory is pruned, never merged or argued over), then
+    contradictions among the rest, pinned memories included (they are never changed
+    without a person's choice), then duplicates among what is neither pinned nor in a
+    conflict, then low-confidence prunes."""
     cfg = settings or DreamSettings()
     out = Analysis(memories=len(items), seen={m.id: m.updated_at for m in items})
-    live = [m for m in items if not m.pinned]
-    seqs = [words(text_of(m)) for m in live]
+    expired = _expired(items, retention, now)
+    rest = [m for m in items if m.id not in expired]
+    seqs = [words(text_of(m)) for m in rest]
     sets = [{CANON.get(t, t) for t in s if t not in GENERIC} for s in seqs]
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
-    out.conflicts, distinct = find_contradictions(live, seqs, sets, df)
+    conflicts, distinct = find_contradictions(rest, seqs, sets, df)
+    out.conflicts, out.conflicts_more = rank_conflicts(conflicts, cfg.max_conflicts)
     # A memory in a conflict waits for the person's choice: it is not merged or pruned meanwhile.
-    held = {m.id for c in out.conflicts for m in (c.a, c.b)}
-    out.merges = find_duplicates(live, sets, df, held, distinct, cfg, embedder)
+    held = {m.id for c in conflicts for m in (c.a, c.b)}
+    free = [k for k, m in enumerate(rest) if not m.pinned]
+    out.merges = find_duplicates([rest[k] for k in free], [sets[k] for k in free], df, held, distinct, cfg, embedder)
     held |= {m.id for g in out.merges for m in g.items}
-    out.prunes = _prunes(live, retention, now, cfg, exclude=held)
+    out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     return out
+
+
+def rank_conflicts(found: list[Contradiction], cap: int) -> tuple[list[Contradiction], int]:
+    """The ``cap`` conflicts to show first: the surest (both sides confident) and most
+    recent; returns them in a stable order, and how many more there are."""
+    ranked = sorted(found, key=lambda c: (-min(c.a.confidence, c.b.confidence),
+                                          -max(c.a.updated_at, c.b.updated_at).timestamp(), c.a.id, c.b.id))
+    shown = sorted(ranked[:cap], key=lambda c: (c.a.created_at, c.a.id, c.b.id))
+    return shown, max(0, len(found) - cap)
 
 
 # --- prunes -----------------------------------------------------------------------
@@ -54,16 +70,17 @@ def has_unique_info(text: str) -> bool:
     return bool(PATH.search(text) or IDENT.search(text) or PROPER.search(text))
 
 
-def _prunes(live: Sequence[MemoryItem], retention: Retention, now: datetime, cfg: DreamSettings,
-            exclude: set[str]) -> list[PruneCandidate]:
-    out = []
-    for m in live:
-        if m.id in exclude:
-            continue
-        age = max(0, (now - m.created_at).days)
+def _expired(items: Sequence[MemoryItem], retention: Retention, now: datetime) -> dict[str, PruneCandidate]:
+    out = {}
+    for m in items:
         limit = retention.limit(m.type)
-        if limit is not None and age > limit:
-            out.append(PruneCandidate(m, kind_of(m), age, "retention"))
-        elif m.confidence < cfg.low_confidence and not has_unique_info(m.memory):
-            out.append(PruneCandidate(m, kind_of(m), age, "low_confidence"))
+        age = max(0, (now - m.created_at).days)
+        if not m.pinned and limit is not None and age > limit:
+            out[m.id] = PruneCandidate(m, kind_of(m), age, "retention")
     return out
+
+
+def _low_confidence(live: Sequence[MemoryItem], now: datetime, cfg: DreamSettings,
+                    exclude: set[str]) -> list[PruneCandidate]:
+    return [PruneCandidate(m, kind_of(m), max(0, (now - m.created_at).days), "low_confidence") for m in live
+            if m.id not in exclude and m.confidence < cfg.low_confidence and not has_unique_info(m.memory)]

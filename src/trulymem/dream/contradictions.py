@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from trulymem.dream.findings import Contradiction, block_of
+from trulymem.dream.findings import Contradiction, block_of, describe
 from trulymem.dream.similarity import jaccard, negated, similar_pairs, without_negation
 from trulymem.dream.vocab import (
     ANTONYMS,
@@ -52,7 +52,7 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
             a, b = b, a  # A is the older
         if (a.id, b.id) not in found:
             win, why = _winner(a, b)
-            found[(a.id, b.id)] = Contradiction(a=a, b=b, topic=topic, winner=win, why=why)
+            found[(a.id, b.id)] = Contradiction(a=a, b=b, topic=describe(a.memory, b.memory), winner=win, why=why)
 
     by_triple: dict[tuple[str, str], list[int]] = defaultdict(list)
     by_object: dict[tuple[str, str], list[int]] = defaultdict(list)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from trulymem.dream.findings import DreamSettings, Merge, block_of, kind_of, text_of
-from trulymem.dream.similarity import UnionFind, jaccard, negated, similar_pairs, words
+from trulymem.dream.similarity import jaccard, negated, similar_pairs, words
 from trulymem.embed import Embedder
 from trulymem.memories import MEMORY_RELATION, MemoryItem
 from trulymem.text import relation_key
@@ -25,19 +25,33 @@ def find_duplicates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[s
     if embedder is not None and embedder.semantic:  # a hashing embedder's cosine only restates word overlap
         semantic = _semantic_pairs(live, blocks, held, distinct, embedder, cfg)
         scored += [(i, j, jaccard(sets[i], sets[j])) for i, j in sorted(semantic)]
-    uf = UnionFind(len(live))
-    best: dict[int, float] = defaultdict(float)
-    for i, j, s in scored:
-        if s >= cfg.dup_threshold or (i, j) in semantic:
-            uf.union(i, j)
-            sim = max(s, semantic.get((i, j), 0.0))
-            best[i], best[j] = max(best[i], sim), max(best[j], sim)
+    sims: dict[tuple[int, int], float] = {}
+    for i, j, sim in scored:
+        if sim >= cfg.dup_threshold or (i, j) in semantic:
+            sims[(i, j)] = max(sim, semantic.get((i, j), 0.0))
     merges = []
-    for group in uf.groups():
+    for group in complete_linkage(sims):
         members = [live[k] for k in group]
-        merges.append(_merge(members, [sets[k] for k in group], min(best[k] for k in group)))
+        worst = min(sims[(x, y)] for x in group for y in group if x < y)
+        merges.append(_merge(members, [sets[k] for k in group], worst))
     merges.sort(key=lambda g: (kind_of(g.items[0]), g.items[0].created_at, g.items[0].id))
     return merges
+
+
+def complete_linkage(sims: dict[tuple[int, int], float]) -> list[list[int]]:
+    """Groups in which every two members are a duplicate pair, built from the most similar
+    pairs down: A~B and B~C never join A and C unless A~C too (no chaining)."""
+    cluster: dict[int, list[int]] = {}
+    for (i, j), _ in sorted(sims.items(), key=lambda kv: (-kv[1], kv[0])):
+        ci, cj = cluster.get(i, [i]), cluster.get(j, [j])
+        if ci is cj:
+            continue
+        if all((min(x, y), max(x, y)) in sims for x in ci for y in cj):
+            joined = sorted(ci + cj)
+            for k in joined:
+                cluster[k] = joined
+    groups = {id(g): g for g in cluster.values()}
+    return sorted(groups.values())
 
 
 def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str], distinct: set[tuple[str, str]],

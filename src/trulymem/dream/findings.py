@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -45,6 +46,7 @@ class Analysis:
     merges: list[Merge] = field(default_factory=list)
     conflicts: list[Contradiction] = field(default_factory=list)
     prunes: list[PruneCandidate] = field(default_factory=list)
+    conflicts_more: int = 0  # found beyond the per-run cap: shown once these are resolved
     # id -> updated_at when analysed: apply refuses if any of them changed since
     seen: dict[str, datetime] = field(default_factory=dict)
 
@@ -61,6 +63,7 @@ class DreamSettings:
     semantic_floor: float = 0.6     # with a semantic embedder: mutual nearest neighbours this close …
     semantic_margin: float = 1.04   # … and this much closer than their next neighbours
     semantic_block_limit: int = 50_000  # larger blocks: lexical candidates only (the pass is O(n²))
+    max_conflicts: int = 50         # conflicts shown per run, most confident and recent first
 
 
 def kind_of(m: MemoryItem) -> str:
@@ -75,3 +78,41 @@ def block_of(m: MemoryItem) -> str:
 def text_of(m: MemoryItem) -> str:
     """What a memory says apart from whom it is about."""
     return m.object if relation_key(m.relation) == MEMORY_RELATION else f"{m.relation.replace('_', ' ')} {m.object}"
+
+
+_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\s\u3400-\u9fff\uf900-\ufaff]+")
+_EDGE = ".,;:!?。，；：！？\"'“”‘’()（）"
+
+
+def _join(tokens: list[str]) -> str:
+    out = ""
+    for t in tokens:
+        cjk = len(t) == 1 and bool(_TOKEN.fullmatch(t)) and "\u3400" <= t <= "\ufaff"
+        prev_cjk = bool(out) and "\u3400" <= out[-1] <= "\ufaff"
+        out += t if not out or (cjk and prev_cjk) else " " + t
+    return out.strip(_EDGE + " ")
+
+
+def describe(a: str, b: str, limit: int = 45) -> str:
+    """What two conflicting memories disagree on, readably and with both values:
+    ``user lives_in: Paris vs Berlin``, ``Deploy to: ECS vs Vercel``, ``用户住在: 北京 vs 深圳``."""
+    ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
+    fa, fb = [t.casefold().strip(_EDGE) for t in ta], [t.casefold().strip(_EDGE) for t in tb]
+    p = 0
+    while p < min(len(fa), len(fb)) and fa[p] == fb[p]:
+        p += 1
+    q = 0
+    while q < min(len(fa), len(fb)) - p and fa[-1 - q] == fb[-1 - q]:
+        q += 1
+    if p and q <= 1:
+        q = 0  # a one-word tail ("March 3" / "May 3") belongs to the values
+    va, vb = _join(ta[p:len(ta) - q]), _join(tb[p:len(tb) - q])
+    frame = _join(ta[:p]) or _join(ta[len(ta) - q:])
+    if not va or not vb or not frame.strip(" …"):
+        return f"{_clip(a, limit)} vs {_clip(b, limit)}"
+    return f"{frame}: {_clip(va, limit)} vs {_clip(vb, limit)}"
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"

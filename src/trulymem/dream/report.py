@@ -38,7 +38,8 @@ def report(a: Analysis) -> str:
     if a.merges:
         lines += [f"Merges ({len(a.merges)}):", *(f"  {merge_line(g)}" for g in a.merges), ""]
     if a.conflicts:
-        lines += [f"Conflicts ({len(a.conflicts)}):", *(f"  {conflict_line(c)}" for c in a.conflicts), ""]
+        more = [f"  … {a.conflicts_more} more, shown once these are resolved"] if a.conflicts_more else []
+        lines += [f"Conflicts ({len(a.conflicts)}):", *(f"  {conflict_line(c)}" for c in a.conflicts), *more, ""]
     if a.prunes:
         lines += [f"Prune ({len(a.prunes)}):",
                   *(f"  [mem0:{p.item.id}] — {p.type}, {p.age_days}d old" for p in a.prunes), ""]

@@ -116,12 +116,17 @@ def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice]
         for g in analysis.merges:
             base = next((m for m in g.items if m.subject == g.subject and m.relation == g.relation), g.items[0])
             ids = [m.id for m in g.items]
+            members = journal.touch(ids)
             _retire(store, journal, ids, now)
-            meta = {"branch": branch, "merged_from": ids, "dream_run": run.run_id} if branch else \
-                {"merged_from": ids, "dream_run": run.run_id}
+            # the seed's add_memory metadata, plus where the merge came from
+            meta: dict[str, Any] = {"type": g.type, **({"branch": branch} if branch else {}),
+                                    "confidence": g.confidence, "source": SOURCE, "merged_from": ids,
+                                    "dream_run": run.run_id}
             scope = Scope(user_id=base.user_id, agent_id=base.agent_id, app_id=base.app_id, session_id=ctx.scope.session_id)
+            # A merge is not news: it keeps its members' event time (the earliest), never now.
+            when = min(f.valid_at for f in members.values())
             new = _add(ctx, journal, scope, g.subject, g.relation, g.object, type=None if g.type == "unknown" else g.type,
-                       confidence=g.confidence, source=SOURCE, metadata=meta)
+                       confidence=g.confidence, source=SOURCE, metadata=meta, valid_at=when)
             store.invalidate_facts(ids, now, superseded_by=new)
             run.merged += 1
             run.added.append(new)

@@ -1,0 +1,72 @@
+"""What the dream must never do, whatever it detects: merge a contradiction, chain
+unrelated memories into one merge, merge an expired memory instead of pruning it,
+touch a pinned one, date a merge "now", or flood the report with conflicts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Clock
+from trulymem import TrulyMem
+from trulymem.dream import DreamSettings, analyze, load_retention, run_dream
+from trulymem.dream.duplicates import complete_linkage
+from trulymem.dream.report import report
+from trulymem.memories import MEMORY_RELATION, iter_memories
+
+
+def note(text: str, type_: str | None = "decision", **kw: Any) -> dict[str, Any]:
+    return {"subject": "user", "relation": MEMORY_RELATION, "object": text, "type": type_, **kw}
+
+
+def test_expired_memories_are_pruned_never_merged(db_path: Path, tmp_path: Path) -> None:
+    clock = Clock(datetime.now(UTC) - timedelta(days=150))
+    with TrulyMem(db_path, user_id="u", app_id="p", clock=clock) as mem:
+        mem.commit([note("Working on the login bug in auth/session.py", "session_state")])
+        clock.advance(days=30)
+        mem.commit([note("Working on the login bug in auth/session.py today", "session_state")])
+        clock.t = datetime.now(UTC) - timedelta(days=5)
+        mem.commit([note("Working on the signup form in web/signup.tsx", "session_state"),
+                    note("Working on the signup form in web/signup.tsx today", "session_state")])
+        clock.t = datetime.now(UTC)
+        res = run_dream(mem, project_dir=tmp_path, auto=True, emit=lambda _: None)
+    a = res.analysis
+    assert a is not None and {p.age_days for p in a.prunes} == {150, 120}
+    assert all(p.reason == "retention" for p in a.prunes)
+    (merge,) = a.merges  # only the fresh pair merges
+    assert all("signup" in m.memory for m in merge.items)
+
+
+def test_a_contradiction_is_never_merged_even_in_auto(db_path: Path, tmp_path: Path) -> None:
+    with TrulyMem(db_path, user_id="u", app_id="p") as mem:
+        mem.commit([note("Always commit to the develop branch"), note("Never commit to the develop branch"),
+                    note("用户的生日是3月3日", "pref"), note("用户的生日是5月3日", "pref")])
+        before = {m.memory for m in iter_memories(mem.store, mem.scope)}
+        res = run_dream(mem, project_dir=tmp_path, auto=True, emit=lambda _: None)
+        after = {m.memory for m in iter_memories(mem.store, mem.scope)}
+    assert res.analysis is not None and not res.analysis.merges and len(res.analysis.conflicts) == 2
+    assert before <= after and res.applied is not None and res.applied.skipped == 2
+
+
+def test_clusters_merge_only_when_every_pair_is_a_duplicate() -> None:
+    # A~B, B~C, C~D but not A~C: the chain is cut where a pair is missing
+    sims = {(0, 1): 0.95, (1, 2): 0.9, (2, 3): 0.97, (1, 3): 0.91}
+    assert complete_linkage(sims) == [[0, 1], [2, 3]]
+    assert complete_linkage({(0, 1): 0.9, (0, 2): 0.9, (1, 2): 0.9}) == [[0, 1, 2]]
+
+
+def test_conflicts_are_capped_with_the_rest_counted(db_path: Path) -> None:
+    with TrulyMem(db_path, user_id="u", app_id="p") as mem:
+        for i in range(30):
+            mem.commit([{"subject": f"service {i}", "relation": "deploy_target", "object": "ECS"}])
+            mem.commit([{"subject": f"service {i}", "relation": "deploy_target", "object": "Vercel"}],
+                       supersede=False)
+        items = list(iter_memories(mem.store, mem.scope))
+    a = analyze(items, load_retention(), datetime.now(UTC), settings=DreamSettings(max_conflicts=10))
+    assert len(a.conflicts) == 10 and a.conflicts_more == 20
+    text = report(a)
+    assert "Conflicts (10):" in text and "… 20 more, shown once these are resolved" in text
+    assert 'deploy_target: ECS vs Vercel" [A/B/skip]' in text  # both values on every line
+    # none of the conflicting memories is merged meanwhile, shown or not
+    assert not a.merges
