@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from trulymem.dream.contradictions import find_contradictions
-from trulymem.dream.duplicates import find_duplicates
+from trulymem.dream.contradictions import contradiction, find_contradictions
+from trulymem.dream.duplicates import duplicate_candidates, merge_groups
 from trulymem.dream.findings import (
     Analysis,
     Contradiction,
@@ -20,6 +20,7 @@ from trulymem.dream.findings import (
     kind_of,
     text_of,
 )
+from trulymem.dream.judge import judge
 from trulymem.dream.policy import Retention
 from trulymem.dream.similarity import document_frequencies, words
 from trulymem.dream.vocab import CANON, GENERIC, IDENT, PATH, PROPER
@@ -44,11 +45,23 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     sets = [{CANON.get(t, t) for t in s if t not in GENERIC} for s in seqs]
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
     conflicts, distinct = find_contradictions(rest, seqs, sets, df)
+    free = [k for k, m in enumerate(rest) if not m.pinned]
+    live, live_sets = [rest[k] for k in free], [sets[k] for k in free]
+    held = {m.id for c in conflicts for m in (c.a, c.b)}
+    # every pair that looks alike is judged: only duplicates merge; a clash of values or of
+    # negation is a conflict, another value of a many-valued thing is nothing
+    sims = duplicate_candidates(live, live_sets, df, held, distinct, cfg, embedder)
+    dups: dict[tuple[int, int], float] = {}
+    for (i, j), sim in sims.items():
+        verdict = judge(live[i].memory, live[j].memory)
+        if verdict == "duplicate":
+            dups[(i, j)] = sim
+        elif verdict == "contradiction":
+            conflicts.append(contradiction(live[i], live[j]))
     out.conflicts, out.conflicts_more = rank_conflicts(conflicts, cfg.max_conflicts)
     # A memory in a conflict waits for the person's choice: it is not merged or pruned meanwhile.
     held = {m.id for c in conflicts for m in (c.a, c.b)}
-    free = [k for k, m in enumerate(rest) if not m.pinned]
-    out.merges = find_duplicates([rest[k] for k in free], [sets[k] for k in free], df, held, distinct, cfg, embedder)
+    out.merges = merge_groups(live, live_sets, dups, held)
     held |= {m.id for g in out.merges for m in g.items}
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     return out

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 from trulymem.dream.findings import Contradiction, block_of, describe
+from trulymem.dream.judge import different_predicates
 from trulymem.dream.similarity import jaccard, negated, similar_pairs, without_negation
 from trulymem.dream.vocab import (
     ANTONYMS,
@@ -31,6 +32,14 @@ def _winner(a: MemoryItem, b: MemoryItem) -> tuple[Literal["A", "B"], str]:
     return ("A", "more recent") if (a.updated_at, a.id) > (b.updated_at, b.id) else ("B", "more recent")
 
 
+def contradiction(a: MemoryItem, b: MemoryItem) -> Contradiction:
+    """The pair as the report shows it: A is the older, with a suggested winner."""
+    if (a.created_at, a.id) > (b.created_at, b.id):
+        a, b = b, a
+    win, why = _winner(a, b)
+    return Contradiction(a=a, b=b, topic=describe(a.memory, b.memory), winner=win, why=why)
+
+
 def _single_valued(rel: str) -> bool:
     k = relation_key(rel)
     return k in SINGLE_VALUED or k.startswith(SINGLE_PREFIXES)
@@ -48,11 +57,8 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
     distinct: set[tuple[str, str]] = set()
 
     def add(a: MemoryItem, b: MemoryItem, topic: str) -> None:
-        if (a.created_at, a.id) > (b.created_at, b.id):
-            a, b = b, a  # A is the older
-        if (a.id, b.id) not in found:
-            win, why = _winner(a, b)
-            found[(a.id, b.id)] = Contradiction(a=a, b=b, topic=describe(a.memory, b.memory), winner=win, why=why)
+        c = contradiction(a, b)
+        found.setdefault((c.a.id, c.b.id), c)
 
     by_triple: dict[tuple[str, str], list[int]] = defaultdict(list)
     by_object: dict[tuple[str, str], list[int]] = defaultdict(list)
@@ -166,6 +172,8 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
         return None
     if max(_span_words(left), _span_words(right)) > len(_content(shared)):
         return None  # more differs than is shared: two different statements
+    if different_predicates(left, right):
+        return "distinct", topic  # "Mei lives in Denver" / "Mei is a pilot": two facts about one person
     free = relation_key(a.relation) == MEMORY_RELATION
     if free and not _multi(shared, a.memory, b.memory):
         return "conflict", topic

@@ -8,34 +8,44 @@ from collections.abc import Sequence
 import numpy as np
 
 from trulymem.dream.findings import DreamSettings, Merge, block_of, kind_of, text_of
-from trulymem.dream.similarity import jaccard, negated, similar_pairs, words
+from trulymem.dream.similarity import negated, similar_pairs, words
 from trulymem.embed import Embedder
 from trulymem.memories import MEMORY_RELATION, MemoryItem
 from trulymem.text import relation_key
 
 
-def find_duplicates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[str, int], held: set[str],
-                distinct: set[tuple[str, str]], cfg: DreamSettings,
-                embedder: Embedder | None) -> list[Merge]:
+def duplicate_candidates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[str, int], held: set[str],
+                         distinct: set[tuple[str, str]], cfg: DreamSettings,
+                         embedder: Embedder | None) -> dict[tuple[int, int], float]:
+    """Pairs that look alike, by wording (prefix-filtered Jaccard) or by meaning (a
+    semantic embedder's neighbours), with their similarity; not yet judged."""
     blocks = [block_of(m) for m in live]
-    scored = [(i, j, s) for i, j, s in similar_pairs(sets, cfg.dup_threshold, blocks, df)
-              if live[i].id not in held and live[j].id not in held
-              and (min(live[i].id, live[j].id), max(live[i].id, live[j].id)) not in distinct]
-    semantic: dict[tuple[int, int], float] = {}
-    if embedder is not None and embedder.semantic:  # a hashing embedder's cosine only restates word overlap
-        semantic = _semantic_pairs(live, blocks, held, distinct, embedder, cfg)
-        scored += [(i, j, jaccard(sets[i], sets[j])) for i, j in sorted(semantic)]
     sims: dict[tuple[int, int], float] = {}
-    for i, j, sim in scored:
-        if sim >= cfg.dup_threshold or (i, j) in semantic:
-            sims[(i, j)] = max(sim, semantic.get((i, j), 0.0))
+    for i, j, s in similar_pairs(sets, cfg.dup_threshold, blocks, df):
+        if live[i].id not in held and live[j].id not in held and _key(live[i], live[j]) not in distinct \
+                and s >= cfg.dup_threshold:
+            sims[(i, j)] = s
+    if embedder is not None and embedder.semantic:  # a hashing embedder's cosine only restates word overlap
+        for pair, c in _semantic_pairs(live, blocks, held, distinct, embedder, cfg).items():
+            sims[pair] = max(c, sims.get(pair, 0.0))
+    return sims
+
+
+def merge_groups(live: Sequence[MemoryItem], sets: list[set[str]], sims: dict[tuple[int, int], float],
+                 held: set[str]) -> list[Merge]:
+    """One merge per complete-linkage group of duplicate pairs among memories not held."""
+    usable = {p: s for p, s in sims.items() if live[p[0]].id not in held and live[p[1]].id not in held}
     merges = []
-    for group in complete_linkage(sims):
+    for group in complete_linkage(usable):
         members = [live[k] for k in group]
-        worst = min(sims[(x, y)] for x in group for y in group if x < y)
+        worst = min(usable[(x, y)] for x in group for y in group if x < y)
         merges.append(_merge(members, [sets[k] for k in group], worst))
     merges.sort(key=lambda g: (kind_of(g.items[0]), g.items[0].created_at, g.items[0].id))
     return merges
+
+
+def _key(a: MemoryItem, b: MemoryItem) -> tuple[str, str]:
+    return (a.id, b.id) if a.id < b.id else (b.id, a.id)
 
 
 def complete_linkage(sims: dict[tuple[int, int], float]) -> list[list[int]]:

@@ -1,0 +1,67 @@
+"""The pairwise judge: two memories that look alike are a *duplicate*, a
+*contradiction* or *distinct* — decided per pair, never by one similarity
+threshold. What it reads, in any language: the values a memory pins down
+(numbers, dates, names, vendor and product names), whether it is negated, and
+whether the frame around the differing part takes one value or many.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from trulymem.dream.similarity import negated, words
+from trulymem.dream.vocab import MULTI_VALUED, MULTI_VALUED_ZH
+
+Verdict = Literal["duplicate", "contradiction", "distinct"]
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?:%|k|m|gb|mb|ms|s|h|d)?(?![\w])|\d+(?=[天月日年岁号点个次%])",
+                     re.IGNORECASE)
+_ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[天月日年岁号点个次周])")
+_MONTHS = ("january february march april may june july august september october november december "
+           "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday "
+           "sunday").split()
+_MONTH = re.compile(r"\b(?:" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
+# Names written in Latin letters: capitalised words after the first, ALL-CAPS, identifiers with digits or dots.
+_NAME = re.compile(r"(?<=[\w,;:'’)] )[A-Z][\w.+#-]*|\b[A-Z]{2,}[\w.+-]*|\b[A-Za-z]+\d[\w.]*|\b\w+\.\w+\b")
+_PREDICATE = frozenset(words("is are was were be been has have had lives works likes loves plays owns speaks "
+                             "uses prefers moved studies teaches runs drives goes wants needs knows"))
+
+
+def values(text: str) -> set[str]:
+    """What a memory pins down: numbers (with units), month and day names, Latin-letter names."""
+    found = {m.group(0).casefold() for m in _NUMBER.finditer(text)}
+    found |= {f"zh:{m.group(0)}" for m in _ZH_NUMBER.finditer(text)}
+    found |= {m.group(0).casefold() for m in _MONTH.finditer(text)}
+    found |= {m.group(0).casefold().strip(".") for m in _NAME.finditer(text)}
+    return found
+
+
+def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
+    """The values only one side has, when both sides have some the other lacks ("30天" vs
+    "14天", "OSS" vs "COS", "March 3" vs "May 3"); ``None`` when they do not clash.
+    A memory that only adds a value to the other ("Use pnpm" / "Use pnpm 9") does not clash."""
+    va, vb = values(a), values(b)
+    only_a, only_b = va - vb, vb - va
+    return (only_a, only_b) if only_a and only_b else None
+
+
+def many_valued(a: str, b: str) -> bool:
+    """The frame takes many values at once ("speaks French" and "speaks Japanese")."""
+    shared = set(words(a)) & set(words(b))
+    return bool(shared & MULTI_VALUED) or any(w in a and w in b for w in MULTI_VALUED_ZH)
+
+
+def judge(a: str, b: str) -> Verdict:
+    """Two memories already found alike (by wording or meaning): what are they to each other?"""
+    if negated(a) != negated(b):
+        return "contradiction" if not many_valued(a, b) else "distinct"
+    if value_clash(a, b) is not None:
+        return "distinct" if many_valued(a, b) else "contradiction"
+    return "duplicate"
+
+
+def different_predicates(left: list[str], right: list[str]) -> bool:
+    """Two statements about one thing, not two values of one attribute: "Mei lives in
+    Denver" / "Mei is a pilot" differ from their predicate on."""
+    return bool(left and right and (left[0] in _PREDICATE or right[0] in _PREDICATE) and left[0] != right[0])
