@@ -70,3 +70,15 @@ def test_conflicts_are_capped_with_the_rest_counted(db_path: Path) -> None:
     assert 'deploy_target: ECS vs Vercel" [A/B/skip]' in text  # both values on every line
     # none of the conflicting memories is merged meanwhile, shown or not
     assert not a.merges
+
+
+def test_the_judge_reads_values_negation_and_many_valued_frames() -> None:
+    from trulymem.dream.judge import judge
+
+    assert judge("数据库备份保留30天。", "数据库备份只保留14天。") == "contradiction"
+    assert judge("用户上传的文件存放在阿里云 OSS。", "用户上传的文件存放在腾讯云 COS。") == "contradiction"
+    assert judge("The user's birthday is March 3.", "The user's birthday is on May 3.") == "contradiction"
+    assert judge("Always squash commits when merging", "Never squash commits when merging") == "contradiction"
+    assert judge("The user speaks French", "The user speaks Japanese") == "distinct"
+    assert judge("Use pnpm as the package manager", "The package manager is pnpm") == "duplicate"
+    assert judge("Use pnpm", "Use pnpm 9 for every package") == "duplicate"  # adds a value, clashes with none
