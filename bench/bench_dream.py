@@ -67,12 +67,36 @@ def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
     return out[:n]
 
 
-def scale_once(n: int, embedder: str | None) -> dict[str, Any]:
+def templated(n: int, seed: int = 11) -> list[dict[str, Any]]:
+    """Notes written from a few templates with many values, as tools and imports write
+    them ("Service svc-12 deploys to ECS", "Alice lives in Lyon", 服务 svc-3 使用 Redis):
+    the worst case for "same frame, another value" — a swap detector that compares
+    every such pair proposes conflicts by the hundred thousand."""
+    rng = random.Random(seed)
+    clouds = ["ECS", "Vercel", "Lambda", "Fly.io", "Cloud Run", "Heroku", "Render", "Netlify"]
+    dbs = ["PostgreSQL", "MySQL", "MongoDB", "Redis", "SQLite", "DynamoDB"]
+    cities = ["Lyon", "Berlin", "Lisbon", "Osaka", "Denver", "Porto", "Austin", "Kyoto", "Hanoi", "Quito"]
+    people = [f"{a}{b}" for a in ("Al", "Bo", "Ca", "Da", "El", "Fa", "Gi", "Ha") for b in ("ex", "na", "ro", "li")]
+    templates = [
+        lambda: (f"Service svc-{rng.randrange(n // 8 + 1)} deploys to {rng.choice(clouds)}", "decision"),
+        lambda: (f"The {rng.choice(['orders', 'users', 'billing', 'search'])} service uses {rng.choice(dbs)}", "decision"),
+        lambda: (f"{rng.choice(people)} lives in {rng.choice(cities)}", "pref"),
+        lambda: (f"服务 svc-{rng.randrange(n // 8 + 1)} 使用 {rng.choice(dbs)}", "decision"),
+        lambda: (f"Ticket #{rng.randrange(100_000)} is assigned to {rng.choice(people)}", "session_state"),
+    ]
+    out = []
+    for _ in range(n):
+        text, t = rng.choice(templates)()
+        out.append({"subject": "user", "relation": MEMORY_RELATION, "object": text, "type": t})
+    return out
+
+
+def scale_once(n: int, embedder: str | None, corpus: str = "notes") -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "s.db"
         clock_start = datetime.now(UTC) - timedelta(days=120)
         with TrulyMem(db, user_id="s", app_id="p", clock=lambda: clock_start, embedder=embedder) as mem:
-            rows = synthetic(n)
+            rows = templated(n) if corpus == "templated" else synthetic(n)
             for i in range(0, n, 5000):
                 mem.commit(rows[i : i + 5000], supersede=False)
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -95,18 +119,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--embedder", default="hashing", help="hashing (default), none, use, e5 …")
+    ap.add_argument("--corpus", choices=["notes", "templated"], default="notes",
+                    help="scale corpus: Zipf-worded notes, or templated notes with many values per frame")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: one scale run in this process
     args = ap.parse_args(argv)
     embedder = None if args.embedder == "none" else args.embedder
     if args.one:
-        print(json.dumps(scale_once(args.one, embedder)))
+        print(json.dumps(scale_once(args.one, embedder, args.corpus)))
         return 0
     qs = [quality(f, embedder) for f in FIXTURES]
     scale: dict[int, list[dict[str, Any]]] = {}
     for n in args.sizes:
         for _ in range(args.runs):
-            out = subprocess.run([sys.executable, __file__, "--one", str(n), "--embedder", args.embedder],
+            out = subprocess.run([sys.executable, __file__, "--one", str(n), "--embedder", args.embedder,
+                                  "--corpus", args.corpus],
                                  capture_output=True, text=True, check=True)
             scale.setdefault(n, []).append(json.loads(out.stdout.strip().splitlines()[-1]))
     summary = {"embedder": args.embedder, "quality": qs, "scale": {

@@ -17,6 +17,7 @@ from trulymem.dream.findings import (
     DreamSettings,
     Merge,
     PruneCandidate,
+    describe,
     kind_of,
     text_of,
 )
@@ -44,7 +45,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     seqs = [words(text_of(m)) for m in rest]
     sets = [{CANON.get(t, t) for t in s if t not in GENERIC} for s in seqs]
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
-    conflicts, distinct = find_contradictions(rest, seqs, sets, df)
+    conflicts, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings)
     free = [k for k, m in enumerate(rest) if not m.pinned]
     live, live_sets = [rest[k] for k in free], [sets[k] for k in free]
     held = {m.id for c in conflicts for m in (c.a, c.b)}
@@ -73,6 +74,8 @@ def rank_conflicts(found: list[Contradiction], cap: int) -> tuple[list[Contradic
     ranked = sorted(found, key=lambda c: (-min(c.a.confidence, c.b.confidence),
                                           -max(c.a.updated_at, c.b.updated_at).timestamp(), c.a.id, c.b.id))
     shown = sorted(ranked[:cap], key=lambda c: (c.a.created_at, c.a.id, c.b.id))
+    for c in shown:
+        c.topic = c.topic or describe(c.a.memory, c.b.memory)
     return shown, max(0, len(found) - cap)
 
 

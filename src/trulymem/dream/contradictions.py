@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from trulymem.dream.findings import Contradiction, block_of, describe
+from trulymem.dream.findings import Contradiction, block_of
 from trulymem.dream.judge import different_predicates
 from trulymem.dream.similarity import jaccard, negated, similar_pairs, without_negation
 from trulymem.dream.vocab import (
@@ -37,7 +37,7 @@ def contradiction(a: MemoryItem, b: MemoryItem) -> Contradiction:
     if (a.created_at, a.id) > (b.created_at, b.id):
         a, b = b, a
     win, why = _winner(a, b)
-    return Contradiction(a=a, b=b, topic=describe(a.memory, b.memory), winner=win, why=why)
+    return Contradiction(a=a, b=b, topic="", winner=win, why=why)  # topic: for the ones shown (rank_conflicts)
 
 
 def _single_valued(rel: str) -> bool:
@@ -50,7 +50,7 @@ def _positive(rel: str) -> str:
 
 
 def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets: list[set[str]],
-                    df: dict[str, int]) -> tuple[list[Contradiction], set[tuple[str, str]]]:
+                        df: dict[str, int], max_postings: int | None = None) -> tuple[list[Contradiction], set[tuple[str, str]]]:
     """Contradictions, and the pairs that only look alike: same wording, another value
     ("likes jazz" / "likes rock", 用户喜欢猫 / 用户喜欢狗) — never duplicates."""
     found: dict[tuple[str, str], Contradiction] = {}
@@ -121,7 +121,7 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
     negs = [i for i, n in enumerate(neg) if n]
     if negs:
         blocks = [block_of(m) for m in live]
-        for x, y, _ in similar_pairs(plain, 0.5, blocks, df, probes=negs,
+        for x, y, _ in similar_pairs(plain, 0.5, blocks, df, probes=negs, max_postings=max_postings,
                                      targets={i for i, n in enumerate(neg) if not n}):
             n, o = (x, y) if neg[x] else (y, x)
             if (x, y) not in seen and _content(list(plain[n])) and _negates(seqs[n], plain[o]):

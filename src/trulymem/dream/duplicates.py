@@ -21,7 +21,7 @@ def duplicate_candidates(live: Sequence[MemoryItem], sets: list[set[str]], df: d
     semantic embedder's neighbours), with their similarity; not yet judged."""
     blocks = [block_of(m) for m in live]
     sims: dict[tuple[int, int], float] = {}
-    for i, j, s in similar_pairs(sets, cfg.dup_threshold, blocks, df):
+    for i, j, s in similar_pairs(sets, cfg.dup_threshold, blocks, df, max_postings=cfg.max_postings):
         if live[i].id not in held and live[j].id not in held and _key(live[i], live[j]) not in distinct \
                 and s >= cfg.dup_threshold:
             sims[(i, j)] = s

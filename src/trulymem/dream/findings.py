@@ -64,6 +64,7 @@ class DreamSettings:
     semantic_margin: float = 1.04   # … and this much closer than their next neighbours
     semantic_block_limit: int = 50_000  # larger blocks: lexical candidates only (the pass is O(n²))
     max_conflicts: int = 50         # conflicts shown per run, most confident and recent first
+    max_postings: int = 400         # a term in more memories of one block is boilerplate for blocking
 
 
 def kind_of(m: MemoryItem) -> str:

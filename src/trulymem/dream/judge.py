@@ -8,6 +8,7 @@ whether the frame around the differing part takes one value or many.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream.similarity import negated, words
@@ -28,6 +29,12 @@ _PREDICATE = frozenset(words("is are was were be been has have had lives works l
                              "uses prefers moved studies teaches runs drives goes wants needs knows"))
 
 
+@lru_cache(maxsize=131_072)
+def _seen(text: str) -> tuple[tuple[str, ...], frozenset[str], bool]:
+    """A memory's words, values and negation, read once however many pairs it is in."""
+    return tuple(words(text)), frozenset(values(text)), negated(text)
+
+
 def values(text: str) -> set[str]:
     """What a memory pins down: numbers (with units), month and day names, Latin-letter names."""
     found = {m.group(0).casefold() for m in _NUMBER.finditer(text)}
@@ -41,23 +48,35 @@ def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
     """The values only one side has, when both sides have some the other lacks ("30天" vs
     "14天", "OSS" vs "COS", "March 3" vs "May 3"); ``None`` when they do not clash.
     A memory that only adds a value to the other ("Use pnpm" / "Use pnpm 9") does not clash."""
-    va, vb = values(a), values(b)
-    only_a, only_b = va - vb, vb - va
+    va, vb = _seen(a)[1], _seen(b)[1]
+    only_a, only_b = set(va - vb), set(vb - va)
     return (only_a, only_b) if only_a and only_b else None
 
 
 def many_valued(a: str, b: str) -> bool:
     """The frame takes many values at once ("speaks French" and "speaks Japanese")."""
-    shared = set(words(a)) & set(words(b))
+    shared = set(_seen(a)[0]) & set(_seen(b)[0])
     return bool(shared & MULTI_VALUED) or any(w in a and w in b for w in MULTI_VALUED_ZH)
+
+
+def _same_ending(a: str, b: str) -> bool:
+    """Both end in the same statement ("svc-3 uses Redis" / "svc-7 uses Redis"): what
+    differs comes before it, so they are about different things, not different values.
+    A shared unit or one character ("30天" / "14天") is not an ending."""
+    x, y = _seen(a)[0], _seen(b)[0]
+    q = 0
+    while q < min(len(x), len(y)) and x[-1 - q] == y[-1 - q]:
+        q += 1
+    tail = x[len(x) - q:]
+    return q > 0 and q < min(len(x), len(y)) and (any(len(t) >= 3 and not t.isdigit() for t in tail) or q >= 2)
 
 
 def judge(a: str, b: str) -> Verdict:
     """Two memories already found alike (by wording or meaning): what are they to each other?"""
-    if negated(a) != negated(b):
+    if _seen(a)[2] != _seen(b)[2]:
         return "contradiction" if not many_valued(a, b) else "distinct"
     if value_clash(a, b) is not None:
-        return "distinct" if many_valued(a, b) else "contradiction"
+        return "distinct" if many_valued(a, b) or _same_ending(a, b) else "contradiction"
     return "duplicate"
 
 

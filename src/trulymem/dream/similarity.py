@@ -88,15 +88,17 @@ def jaccard(a: set[str], b: set[str]) -> float:
 
 
 def similar_pairs(sets: Sequence[set[str]], threshold: float, blocks: Sequence[str], df: dict[str, int],
-                  probes: Sequence[int] | None = None, targets: set[int] | None = None
-                  ) -> list[tuple[int, int, float]]:
+                  probes: Sequence[int] | None = None, targets: set[int] | None = None,
+                  max_postings: int | None = None) -> list[tuple[int, int, float]]:
     """Every pair ``(i, j, jaccard)``, ``i < j``, of one block with Jaccard >= ``threshold``.
 
     Prefix filtering (AllPairs): with terms in one global order, rarest first, two
     sets with Jaccard >= t share a term among the first ``|x| - ceil(t|x|) + 1`` of
     each — so only those prefixes are indexed and probed, and every candidate is
-    verified. Exact: no pair at the threshold is missed. ``probes``/``targets``
-    restrict which sets look for which."""
+    verified. Exact: no pair at the threshold is missed — unless ``max_postings`` is
+    set: a term held by more sets of one block than that is boilerplate (a template
+    with many values), and pairs that share only such terms in their prefixes are not
+    looked for. ``probes``/``targets`` restrict which sets look for which."""
     def prefix(s: set[str]) -> list[str]:
         ordered = sorted(s, key=lambda t: (df.get(t, 0), t))
         return ordered[: len(ordered) - math.ceil(threshold * len(ordered) - 1e-9) + 1]
@@ -106,6 +108,8 @@ def similar_pairs(sets: Sequence[set[str]], threshold: float, blocks: Sequence[s
         if s and (targets is None or i in targets):
             for t in prefix(s):
                 index[(blocks[i], t)].append(i)
+    if max_postings is not None:
+        index = defaultdict(list, {k: v for k, v in index.items() if len(v) <= max_postings})
     out: dict[tuple[int, int], float] = {}
     for i in range(len(sets)) if probes is None else probes:
         s = sets[i]
