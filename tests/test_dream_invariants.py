@@ -82,3 +82,16 @@ def test_the_judge_reads_values_negation_and_many_valued_frames() -> None:
     assert judge("The user speaks French", "The user speaks Japanese") == "distinct"
     assert judge("Use pnpm as the package manager", "The package manager is pnpm") == "duplicate"
     assert judge("Use pnpm", "Use pnpm 9 for every package") == "duplicate"  # adds a value, clashes with none
+
+
+def test_progress_is_reported_for_the_fetch_and_each_analysis_stage(db_path: Path, tmp_path: Path) -> None:
+    seen: list[tuple[str, int, int | None]] = []
+    with TrulyMem(db_path, user_id="u", app_id="p") as mem:
+        mem.commit([note(f"Note number {i} about module m{i}") for i in range(2500)])
+        run_dream(mem, project_dir=tmp_path, dry_run=True, emit=lambda _: None,
+                  progress=lambda what, done, total: seen.append((what, done, total)))
+    assert [s for s in seen if s[0] == "Fetching memories"] == [("Fetching memories", 1000, None),
+                                                                ("Fetching memories", 2000, None)]
+    assert [s[0] for s in seen if s[0] != "Fetching memories"] == [
+        "Analysing: retention", "Analysing: contradictions", "Analysing: duplicates", "Analysing: judging pairs",
+        "Analysed"]

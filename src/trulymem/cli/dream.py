@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import click
+from rich.progress import Progress
 
 from trulymem.cli.base import Ctx, common, err, main, out
 from trulymem.dream import load_retention, result_json, run_dream, undo_dream
@@ -61,8 +62,22 @@ def dream(ctx: Ctx, auto: bool, dry_run: bool, undo: bool, run_id: str | None, l
         lines: list[str] = []
         emit = lines.append if ctx.as_json else out.print
         llm = get_llm(ctx.settings.llm) if use_llm and ctx.settings.llm.model else None
-        result = run_dream(mem, project_dir=project_dir, auto=auto, dry_run=dry_run, emit=emit, branch=branch,
-                           ask=_ask, llm=llm)
+        # The bar lives on stderr and is gone before the report is printed and questions are asked.
+        bar = Progress(console=err, transient=True)
+        task = bar.add_task("Fetching memories", total=None)
+
+        def progress(what: str, done: int, total: int | None) -> None:
+            if what == "Analysed":
+                bar.stop()
+            else:
+                bar.update(task, description=what, completed=done, total=total)
+
+        bar.start()
+        try:
+            result = run_dream(mem, project_dir=project_dir, auto=auto, dry_run=dry_run, emit=emit, branch=branch,
+                               ask=_ask, llm=llm, progress=progress)
+        finally:
+            bar.stop()
         for w in result.warnings:
             err.print(f"warning: {w}", markup=False)
         if ctx.as_json:

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, analyze
+from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, Progress, analyze
 from trulymem.dream.llm_merge import merge_with_llm
 from trulymem.dream.policy import Retention, load_retention
 from trulymem.dream.report import (
@@ -26,7 +26,7 @@ from trulymem.dream.run import Applied, Choice, apply_dream, dream_lock, undo_dr
 from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM
-from trulymem.memories import iter_memories
+from trulymem.memories import MemoryItem, iter_memories
 
 __all__ = ["Analysis", "Applied", "DreamResult", "DreamSettings", "Retention", "analyze", "apply_dream",
            "current_branch", "load_retention", "result_json", "run_dream", "undo_dream"]
@@ -91,10 +91,11 @@ def _ask_conflict(c: Contradiction, i: int, n: int, ask: Callable[[str], str], e
 def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: bool = False, dry_run: bool = False,
               ask: Callable[[str], str] | None = None, emit: Callable[[str], None] = print,
               branch: str | None = None, settings: DreamSettings | None = None,
-              llm: LLM | None = None) -> DreamResult:
+              llm: LLM | None = None, progress: Progress | None = None) -> DreamResult:
     """The whole pass. Interactive unless ``auto`` or ``dry_run``: ``ask(prompt)`` reads
     one answer (conflict choices, then ``Apply? [Y/n]``). With ``llm`` the merged
-    texts are written by the model."""
+    texts are written by the model. ``progress(what, done, total)`` hears about the
+    fetch and the analysis (for a progress bar)."""
     scope = mem.scope
     if scope.user_id is None:
         raise InvalidInput("a dream works on one user's memories: name the user", field="user_id")
@@ -106,12 +107,16 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
     if not mem.user_exists():
         emit(no_memories(project))
         return result
+    items: list[MemoryItem] = []
     with mem.store.transaction(write=False):
-        items = list(iter_memories(mem.store, scope, page_size=200))
+        for m in iter_memories(mem.store, scope, page_size=200):
+            items.append(m)
+            if progress is not None and len(items) % 1000 == 0:
+                progress("Fetching memories", len(items), None)
     if not items:
         emit(no_memories(project))
         return result
-    analysis = analyze(items, retention, now, embedder=mem.embedder, settings=settings)
+    analysis = analyze(items, retention, now, embedder=mem.embedder, settings=settings, progress=progress)
     result.analysis = analysis
     if llm is not None and analysis.merges:
         result.warnings += merge_with_llm(analysis, llm)

@@ -6,7 +6,7 @@ memories are never candidates for anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from trulymem.dream.contradictions import contradiction, find_contradictions
@@ -32,26 +32,35 @@ __all__ = ["Analysis", "Contradiction", "DreamSettings", "Merge", "PruneCandidat
            "kind_of"]
 
 
+Progress = Callable[[str, int, int | None], None]  # (what, done, total or None)
+
+
 def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
-            embedder: Embedder | None = None, settings: DreamSettings | None = None) -> Analysis:
+            embedder: Embedder | None = None, settings: DreamSettings | None = None,
+            progress: Progress | None = None) -> Analysis:
     """Retention first (an expired memory is pruned, never merged or argued over), then
     contradictions among the rest, pinned memories included (they are never changed
     without a person's choice), then duplicates among what is neither pinned nor in a
     conflict, then low-confidence prunes."""
     cfg = settings or DreamSettings()
+    step = progress or (lambda _what, _done, _total: None)
     out = Analysis(memories=len(items), seen={m.id: m.updated_at for m in items})
+    step("Analysing: retention", 0, 4)
     expired = _expired(items, retention, now)
     rest = [m for m in items if m.id not in expired]
     seqs = [words(text_of(m)) for m in rest]
     sets = [{CANON.get(t, t) for t in s if t not in GENERIC} for s in seqs]
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
+    step("Analysing: contradictions", 1, 4)
     conflicts, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings)
     free = [k for k, m in enumerate(rest) if not m.pinned]
     live, live_sets = [rest[k] for k in free], [sets[k] for k in free]
     held = {m.id for c in conflicts for m in (c.a, c.b)}
     # every pair that looks alike is judged: only duplicates merge; a clash of values or of
     # negation is a conflict, another value of a many-valued thing is nothing
+    step("Analysing: duplicates", 2, 4)
     sims = duplicate_candidates(live, live_sets, df, held, distinct, cfg, embedder)
+    step("Analysing: judging pairs", 3, 4)
     dups: dict[tuple[int, int], float] = {}
     for (i, j), sim in sims.items():
         verdict = judge(live[i].memory, live[j].memory)
@@ -65,6 +74,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     out.merges = merge_groups(live, live_sets, dups, held)
     held |= {m.id for g in out.merges for m in g.items}
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
+    step("Analysed", 4, 4)
     return out
 
 
