@@ -95,3 +95,14 @@ def test_progress_is_reported_for_the_fetch_and_each_analysis_stage(db_path: Pat
     assert [s[0] for s in seen if s[0] != "Fetching memories"] == [
         "Analysing: retention", "Analysing: contradictions", "Analysing: duplicates", "Analysing: judging pairs",
         "Analysed"]
+
+
+def test_a_change_statement_retires_the_old_value(db_path: Path) -> None:
+    with TrulyMem(db_path, user_id="u", app_id="p", clock=Clock()) as mem:
+        mem.commit([note("Deploy the API to Heroku"), note("项目部署在阿里云上"), note("Heroku bills arrive monthly", "pref")])
+        mem.commit([note("We moved from Heroku to AWS Lambda last quarter"), note("我们已经从阿里云迁移到了腾讯云")])
+        items = list(iter_memories(mem.store, mem.scope))
+    a = analyze(items, load_retention(), datetime.now(UTC))
+    pairs = {(c.a.memory, c.b.memory) for c in a.conflicts}
+    assert pairs == {("Deploy the API to Heroku", "We moved from Heroku to AWS Lambda last quarter"),
+                     ("项目部署在阿里云上", "我们已经从阿里云迁移到了腾讯云")}  # another type's mention is not a rival

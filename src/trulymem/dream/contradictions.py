@@ -6,9 +6,9 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from trulymem.dream.findings import Contradiction, block_of
-from trulymem.dream.judge import different_predicates
-from trulymem.dream.similarity import jaccard, negated, similar_pairs, without_negation
+from trulymem.dream.findings import Contradiction, block_of, kind_of
+from trulymem.dream.judge import different_predicates, mentions, replaced_value
+from trulymem.dream.similarity import jaccard, negated, similar_pairs, without_negation, words
 from trulymem.dream.vocab import (
     ANTONYMS,
     CJK,
@@ -126,7 +126,34 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
             n, o = (x, y) if neg[x] else (y, x)
             if (x, y) not in seen and _content(list(plain[n])) and _negates(seqs[n], plain[o]):
                 add(live[x], live[y], _topic([t for t in seqs[o] if t in plain[n]]))
+    # 5. a change statement retires its old value: "we moved from Heroku to Lambda" disagrees
+    #    with an older "Deploy to Heroku", whatever the wording
+    _changes(live, add)
     return sorted(found.values(), key=lambda c: (c.a.created_at, c.a.id, c.b.id)), distinct
+
+
+def _changes(live: Sequence[MemoryItem], add: Any) -> None:
+    by_word: dict[tuple[str, str], list[int]] = defaultdict(list)
+    olds: list[tuple[int, str]] = []
+    for i, m in enumerate(live):
+        old = replaced_value(m.memory)
+        if old is not None:
+            olds.append((i, old))
+        for w in set(words(m.memory)):
+            by_word[(m.user_id, w)].append(i)
+    for i, old in olds:
+        key = words(old)
+        if not key:
+            continue
+        rarest = min(key, key=lambda w: len(by_word.get((live[i].user_id, w), ())))
+        hits = by_word.get((live[i].user_id, rarest), [])
+        if len(hits) > 200:
+            continue  # the old value is everywhere: a list of mentions, not one statement to retire
+        for j in hits:
+            other = live[j]
+            if j != i and kind_of(other) == kind_of(live[i]) and other.created_at <= live[i].created_at \
+                    and mentions(other.memory, old) and replaced_value(other.memory) is None:
+                add(other, live[i], "")
 
 
 def _negates(negated_seq: Sequence[str], other: set[str]) -> bool:

@@ -84,3 +84,34 @@ def different_predicates(left: list[str], right: list[str]) -> bool:
     """Two statements about one thing, not two values of one attribute: "Mei lives in
     Denver" / "Mei is a pilot" differ from their predicate on."""
     return bool(left and right and (left[0] in _PREDICATE or right[0] in _PREDICATE) and left[0] != right[0])
+
+
+# "we moved from Heroku to Lambda", "switched from npm to pnpm", "replaced Jenkins with GitHub Actions",
+# "no longer use X", 从X迁移到Y, 由X换成Y, 不再使用X: the old value is no longer current.
+_CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
+    r"\b(?:moved|migrated|switched|changed|went|upgraded|transitioned)\s+(?:\w+\s+){0,3}?from\s+(?P<old>[^,.;]+?)"
+    r"\s+(?:to|onto)\s+(?P<new>[^,.;]+)",
+    r"\breplaced\s+(?P<old>[^,.;]+?)\s+with\s+(?P<new>[^,.;]+)",
+    r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|has been|got)\s+replaced\s+by\s+(?P<new>[^,.;]+)",
+    r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>[^,.;]+)",
+    r"\binstead of\s+(?P<old>[^,.;]+)")]
+_CHANGE_ZH = [re.compile(p) for p in (
+    r"从(?P<old>[^，。；,;]{1,20}?)(?:迁移|迁|搬|换|切换|改|转)(?:到|成|为)了?(?P<new>[^，。；,;]{1,20})",
+    r"由(?P<old>[^，。；,;]{1,20}?)(?:改为|换成|切换到)(?P<new>[^，。；,;]{1,20})",
+    r"不再(?:使用|用|部署到|住在)(?P<old>[^，。；,;]{1,20})")]
+
+
+def replaced_value(text: str) -> str | None:
+    """The value a change statement says is no longer current ("Heroku" in "we moved from
+    Heroku to Lambda"), or ``None``."""
+    for pattern in (*_CHANGE_EN, *_CHANGE_ZH):
+        m = pattern.search(text)
+        if m:
+            return m.group("old").strip(" '\"“”")
+    return None
+
+
+def mentions(text: str, value: str) -> bool:
+    """``text`` names ``value`` (its significant words, in order-free match)."""
+    want = set(words(value))
+    return bool(want) and want <= set(_seen(text)[0])
