@@ -106,3 +106,29 @@ def test_a_change_statement_retires_the_old_value(db_path: Path) -> None:
     pairs = {(c.a.memory, c.b.memory) for c in a.conflicts}
     assert pairs == {("Deploy the API to Heroku", "We moved from Heroku to AWS Lambda last quarter"),
                      ("项目部署在阿里云上", "我们已经从阿里云迁移到了腾讯云")}  # another type's mention is not a rival
+
+
+def test_pairs_the_rules_cannot_decide_go_to_the_model_or_stay_unmerged() -> None:
+    from trulymem.dream.judge import judge, judge_with_llm
+    from trulymem.llm import ScriptedLLM
+
+    # across scripts a name cannot be matched ("Suzhou" / 厦门); in one language, nothing shared but "user"
+    pairs = [("The user lives in Suzhou", "用户住在厦门"), ("User prefers replies in Chinese", "用户希望用中文回复"),
+             ("用户不喜欢开会。", "用户讨厌排队。")]
+    assert [judge(a, b) for a, b in pairs] == ["ambiguous"] * 3
+    assert judge("用户的表姐陈静住在南京。", "用户的同事老周住在南京。") == "distinct"  # other subjects, one frame
+    assert judge("The user has two children.", "The user has three kids.") == "contradiction"
+    assert judge("Use pnpm, not npm", "The package manager for this repo is pnpm") == "duplicate"
+
+    def reply(messages: list[dict[str, Any]]) -> str:
+        assert "0. A: The user lives in Suzhou | B: 用户住在厦门" in messages[0]["content"]
+        return '```json\n[{"pair": 0, "verdict": "contradiction"}, {"pair": 1, "verdict": "duplicate"}, ' \
+               '{"pair": 2, "verdict": "maybe"}]\n```'
+
+    cache: dict[tuple[str, str], str] = {}
+    said, warnings = judge_with_llm(pairs, ScriptedLLM([reply]), cache)
+    assert said == ["contradiction", "duplicate", None] and not warnings  # an unknown verdict stays undecided
+    again, _ = judge_with_llm(pairs[:2], ScriptedLLM([]), cache)  # cached: no model call
+    assert again == ["contradiction", "duplicate"]
+    failed, warnings = judge_with_llm(pairs[2:], ScriptedLLM([{"error": 500}]), cache)
+    assert failed == [None] and "left unmerged" in warnings[0]

@@ -94,8 +94,8 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
               llm: LLM | None = None, progress: Progress | None = None) -> DreamResult:
     """The whole pass. Interactive unless ``auto`` or ``dry_run``: ``ask(prompt)`` reads
     one answer (conflict choices, then ``Apply? [Y/n]``). With ``llm`` the merged
-    texts are written by the model. ``progress(what, done, total)`` hears about the
-    fetch and the analysis (for a progress bar)."""
+    texts are written by the model, and it judges the pairs the rules cannot decide.
+    ``progress(what, done, total)`` hears about the fetch and the analysis (a progress bar)."""
     scope = mem.scope
     if scope.user_id is None:
         raise InvalidInput("a dream works on one user's memories: name the user", field="user_id")
@@ -116,8 +116,9 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
     if not items:
         emit(no_memories(project))
         return result
-    analysis = analyze(items, retention, now, embedder=mem.embedder, settings=settings, progress=progress)
+    analysis = analyze(items, retention, now, embedder=mem.embedder, settings=settings, progress=progress, llm=llm)
     result.analysis = analysis
+    result.warnings += analysis.warnings
     if llm is not None and analysis.merges:
         result.warnings += merge_with_llm(analysis, llm)
     if analysis.empty:

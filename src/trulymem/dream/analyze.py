@@ -21,11 +21,12 @@ from trulymem.dream.findings import (
     kind_of,
     text_of,
 )
-from trulymem.dream.judge import judge
+from trulymem.dream.judge import judge, judge_with_llm
 from trulymem.dream.policy import Retention
 from trulymem.dream.similarity import document_frequencies, words
 from trulymem.dream.vocab import CANON, GENERIC, IDENT, PATH, PROPER
 from trulymem.embed import Embedder
+from trulymem.llm.base import LLM
 from trulymem.memories import MemoryItem
 
 __all__ = ["Analysis", "Contradiction", "DreamSettings", "Merge", "PruneCandidate", "analyze", "has_unique_info",
@@ -33,11 +34,12 @@ __all__ = ["Analysis", "Contradiction", "DreamSettings", "Merge", "PruneCandidat
 
 
 Progress = Callable[[str, int, int | None], None]  # (what, done, total or None)
+JUDGE_CACHE: dict[tuple[str, str], str] = {}  # the model's verdicts by pair text, for this process
 
 
 def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
             embedder: Embedder | None = None, settings: DreamSettings | None = None,
-            progress: Progress | None = None) -> Analysis:
+            progress: Progress | None = None, llm: LLM | None = None) -> Analysis:
     """Retention first (an expired memory is pruned, never merged or argued over), then
     contradictions among the rest, pinned memories included (they are never changed
     without a person's choice), then duplicates among what is neither pinned nor in a
@@ -61,13 +63,14 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     step("Analysing: duplicates", 2, 4)
     sims = duplicate_candidates(live, live_sets, df, held, distinct, cfg, embedder)
     step("Analysing: judging pairs", 3, 4)
-    dups: dict[tuple[int, int], float] = {}
-    for (i, j), sim in sims.items():
-        verdict = judge(live[i].memory, live[j].memory)
-        if verdict == "duplicate":
-            dups[(i, j)] = sim
-        elif verdict == "contradiction":
-            conflicts.append(contradiction(live[i], live[j]))
+    verdicts = {pair: judge(live[pair[0]].memory, live[pair[1]].memory) for pair in sims}
+    ambiguous = [pair for pair, v in verdicts.items() if v == "ambiguous"]
+    if ambiguous and llm is not None:
+        said, out.warnings = judge_with_llm([(live[i].memory, live[j].memory) for i, j in ambiguous], llm,
+                                            JUDGE_CACHE)
+        verdicts.update({pair: v for pair, v in zip(ambiguous, said) if v is not None})  # type: ignore[misc]
+    dups = {pair: sims[pair] for pair, v in verdicts.items() if v == "duplicate"}
+    conflicts += [contradiction(live[i], live[j]) for (i, j), v in verdicts.items() if v == "contradiction"]
     out.conflicts, out.conflicts_more = rank_conflicts(conflicts, cfg.max_conflicts)
     # A memory in a conflict waits for the person's choice: it is not merged or pruned meanwhile.
     held = {m.id for c in conflicts for m in (c.a, c.b)}

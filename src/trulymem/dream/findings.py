@@ -47,6 +47,7 @@ class Analysis:
     conflicts: list[Contradiction] = field(default_factory=list)
     prunes: list[PruneCandidate] = field(default_factory=list)
     conflicts_more: int = 0  # found beyond the per-run cap: shown once these are resolved
+    warnings: list[str] = field(default_factory=list)
     # id -> updated_at when analysed: apply refuses if any of them changed since
     seen: dict[str, datetime] = field(default_factory=dict)
 

@@ -11,10 +11,14 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-from trulymem.dream.similarity import negated, words
-from trulymem.dream.vocab import MULTI_VALUED, MULTI_VALUED_ZH
+from trulymem.dream.similarity import negated, without_negation, words
+from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_ZH, OWNER_WORDS
+from trulymem.errors import TrulyMemError
+from trulymem.llm.base import LLM, json_reply
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
+Judged = Literal["duplicate", "contradiction", "distinct", "ambiguous"]
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?:%|k|m|gb|mb|ms|s|h|d)?(?![\w])|\d+(?=[天月日年岁号点个次%])",
                      re.IGNORECASE)
@@ -25,6 +29,19 @@ _MONTHS = ("january february march april may june july august september october 
 _MONTH = re.compile(r"\b(?:" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
 # Names written in Latin letters: capitalised words after the first, ALL-CAPS, identifiers with digits or dots.
 _NAME = re.compile(r"(?<=[\w,;:'’)] )[A-Z][\w.+#-]*|\b[A-Z]{2,}[\w.+-]*|\b[A-Za-z]+\d[\w.]*|\b\w+\.\w+\b")
+# Values written as words: number words, languages, weekdays (English and Chinese), one canonical key each.
+_VALUE_WORDS = {w: k for k, ws in {
+    "n1": "one 一个", "n2": "two 两个 二", "n3": "three 三个", "n4": "four 四个", "n5": "five 五个", "n6": "six 六个",
+    "n7": "seven 七个", "n8": "eight 八个", "n9": "nine 九个", "n10": "ten 十个",
+    "lang-en": "english 英文 英语", "lang-zh": "chinese 中文 汉语 普通话", "lang-ja": "japanese 日文 日语",
+    "lang-fr": "french 法语 法文", "lang-de": "german 德语 德文", "lang-es": "spanish 西班牙语", "lang-ko": "korean 韩语",
+    "lang-ru": "russian 俄语", "lang-pt": "portuguese 葡萄牙语", "lang-it": "italian 意大利语",
+    "d1": "星期一 周一", "d2": "星期二 周二", "d3": "星期三 周三", "d4": "星期四 周四", "d5": "星期五 周五",
+    "d6": "星期六 周六", "d7": "星期日 星期天 周日",
+}.items() for w in ws.split()}
+_VALUE_WORD = re.compile(r"\b(?:" + "|".join(w for w in _VALUE_WORDS if w.isascii()) + r")\b|"
+                         + "|".join(sorted((w for w in _VALUE_WORDS if not w.isascii()), key=len, reverse=True)),
+                         re.IGNORECASE)
 _PREDICATE = frozenset(words("is are was were be been has have had lives works likes loves plays owns speaks "
                              "uses prefers moved studies teaches runs drives goes wants needs knows"))
 
@@ -41,7 +58,10 @@ def values(text: str) -> set[str]:
     found |= {f"zh:{m.group(0)}" for m in _ZH_NUMBER.finditer(text)}
     found |= {m.group(0).casefold() for m in _MONTH.finditer(text)}
     found |= {m.group(0).casefold().strip(".") for m in _NAME.finditer(text)}
-    return found
+    words_found = {_VALUE_WORDS[m.group(0).casefold()] for m in _VALUE_WORD.finditer(text)}
+    # a language or number named in words stands for itself, not as a Latin-letter name too
+    found -= {m.group(0).casefold() for m in _VALUE_WORD.finditer(text)}
+    return found | words_found
 
 
 def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
@@ -71,13 +91,123 @@ def _same_ending(a: str, b: str) -> bool:
     return q > 0 and q < min(len(x), len(y)) and (any(len(t) >= 3 and not t.isdigit() for t in tail) or q >= 2)
 
 
-def judge(a: str, b: str) -> Verdict:
-    """Two memories already found alike (by wording or meaning): what are they to each other?"""
-    if _seen(a)[2] != _seen(b)[2]:
-        return "contradiction" if not many_valued(a, b) else "distinct"
+def cjk(text: str) -> bool:
+    """Mostly Chinese (or Japanese) characters, as opposed to Latin-letter text."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum(1 for ch in letters if _CJK_CHAR.match(ch)) * 2 >= len(letters)
+
+
+def judge(a: str, b: str) -> Judged:
+    """Two memories already found alike (by wording or meaning): what are they to each other?
+    ``ambiguous`` when the rules cannot tell — across languages a name written in one
+    script ("Suzhou") cannot be matched with the other ("厦门"): a model decides, or nothing
+    is merged."""
+    if _seen(a)[2] != _seen(b)[2] and denies(a, b):
+        return "contradiction"  # "likes jazz" / "doesn't like jazz": a many-valued frame, one value denied
     if value_clash(a, b) is not None:
-        return "distinct" if many_valued(a, b) or _same_ending(a, b) else "contradiction"
+        return "distinct" if many_valued(a, b) or _same_ending(a, b) or _two_places(a, b) else "contradiction"
+    if other_subjects(a, b):
+        return "distinct"
+    if cjk(a) == cjk(b) and not shared_content(a, b):
+        return "ambiguous"  # only the embedder says they are alike: a model decides, or nothing merges
+    if cjk(a) != cjk(b):
+        latin, other = (b, a) if cjk(a) else (a, b)
+        names = {v for v in _seen(latin)[1] if not v[:1].isdigit()}
+        if any(v not in other.casefold() for v in names):
+            return "ambiguous"
     return "duplicate"
+
+
+_ZH_MODALS = frozenset("要会能想应该可必须得再太")
+
+
+def denies(a: str, b: str) -> bool:
+    """The negated one denies what the other says: the words its negation governs (up to
+    three after it) are all in the other ("Never squash commits" / "Always squash commits"),
+    not just any negation somewhere ("Use pnpm, not npm" / "The package manager is pnpm")."""
+    neg, other = (a, b) if _seen(a)[2] else (b, a)
+    seq, said = _seen(neg)[0], set(_seen(other)[0])
+    for k, t in enumerate(seq):
+        if without_negation([t]):
+            continue
+        scope = [w for w in without_negation(list(seq[k + 1:k + 5]))
+                 if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS][:3]
+        if scope and all(w in said for w in scope):
+            return True
+    return not any(not without_negation([t]) for t in seq)  # negated by a form the word list misses: assume so
+
+
+def _middles(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...], int, int]:
+    x, y = _seen(a)[0], _seen(b)[0]
+    p = 0
+    while p < min(len(x), len(y)) and x[p] == y[p]:
+        p += 1
+    q = 0
+    while q < min(len(x), len(y)) - p and x[-1 - q] == y[-1 - q]:
+        q += 1
+    return x[p:len(x) - q], y[p:len(y) - q], p, q
+
+
+def _two_places(a: str, b: str) -> bool:
+    """They differ in two places with shared words between ("The [production] Redis node is a
+    [cache.r6g.large]" / "The [staging] Redis node is a [cache.t3.small]"): another subject
+    with another value, not one slot with two values."""
+    mx, my, _, _ = _middles(a, b)
+    # a shared Chinese character ("云" in 阿里云 / 腾讯云) is part of the values, not a word between them
+    shared = {t for t in (set(mx) & set(my)) - GENERIC - OWNER_WORDS if len(t) > 1}
+
+    def between(seq: tuple[str, ...]) -> bool:
+        inside = [k for k, t in enumerate(seq) if t in shared]
+        return bool(inside) and any(t not in shared for t in seq[:inside[0]]) and \
+            any(t not in shared for t in seq[inside[-1] + 1:])
+    return between(mx) and between(my)
+
+
+def shared_content(a: str, b: str) -> bool:
+    """They share a word that says what they are about (not just whom: "user", "用户")."""
+    return bool((set(_seen(a)[0]) & set(_seen(b)[0])) - OWNER_WORDS - GENERIC)
+
+
+def other_subjects(a: str, b: str) -> bool:
+    """The same frame around different subjects: "用户的[表姐陈静]住在南京" / "用户的[同事老周]住在南京",
+    "The [production] Redis node …" / "The [staging] Redis node …": the parts that differ sit
+    between a shared beginning and a shared ending and have no word in common."""
+    mx, my, p, q = _middles(a, b)
+    mid_x = {CANON.get(t, t) for t in mx} - GENERIC - OWNER_WORDS
+    mid_y = {CANON.get(t, t) for t in my} - GENERIC - OWNER_WORDS
+    return p > 0 and q >= 2 and bool(mid_x) and bool(mid_y) and not mid_x & mid_y
+
+
+JUDGE_PROMPT = (
+    "Each line below is a numbered pair of memories (A | B) stored for the same user and project. For each pair, "
+    "decide: \"duplicate\" (they say the same thing, possibly in different words or languages), \"contradiction\" "
+    "(they cannot both be true now: a different value for the same thing, or one denies the other), or "
+    "\"distinct\" (both can be true: different things, or another value of something that has many). Reply with a "
+    "JSON list of objects {\"pair\": <number>, \"verdict\": ...} and nothing else.\n\n{pairs}")
+
+
+def judge_with_llm(pairs: list[tuple[str, str]], llm: LLM, cache: dict[tuple[str, str], str],
+                   batch: int = 20) -> tuple[list[str | None], list[str]]:
+    """The model's verdict on each pair (``None`` where it gave none), in batches, with
+    ``cache`` holding earlier answers; returns the verdicts and warnings."""
+    out: list[str | None] = [cache.get(p) for p in pairs]
+    todo = [k for k, v in enumerate(out) if v is None]
+    warnings: list[str] = []
+    for start in range(0, len(todo), batch):
+        chunk = todo[start:start + batch]
+        listing = "\n".join(f"{n}. A: {pairs[k][0]} | B: {pairs[k][1]}" for n, k in enumerate(chunk))
+        try:
+            reply = llm.complete([{"role": "user", "content": JUDGE_PROMPT.format(pairs=listing)}]).content
+            items = json_reply(reply)
+        except (TrulyMemError, ValueError) as exc:
+            warnings.append(f"the model could not judge {len(chunk)} pairs ({exc}); they are left unmerged")
+            continue
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("pair"), int) and 0 <= item["pair"] < len(chunk) \
+                    and item.get("verdict") in ("duplicate", "contradiction", "distinct"):
+                k = chunk[item["pair"]]
+                out[k] = cache[pairs[k]] = str(item["verdict"])
+    return out, warnings
 
 
 def different_predicates(left: list[str], right: list[str]) -> bool:
@@ -89,8 +219,8 @@ def different_predicates(left: list[str], right: list[str]) -> bool:
 # "we moved from Heroku to Lambda", "switched from npm to pnpm", "replaced Jenkins with GitHub Actions",
 # "no longer use X", 从X迁移到Y, 由X换成Y, 不再使用X: the old value is no longer current.
 _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
-    r"\b(?:moved|migrated|switched|changed|went|upgraded|transitioned)\s+(?:\w+\s+){0,3}?from\s+(?P<old>[^,.;]+?)"
-    r"\s+(?:to|onto)\s+(?P<new>[^,.;]+)",
+    r"\b(?:moved|migrated|switched|changed|went|upgraded|transitioned)\s+(?:\w+\s+){0,3}?(?:from|off(?: of)?)\s+"
+    r"(?P<old>[^,.;]+?)\s+(?:to|onto|for)\s+(?P<new>[^,.;]+)",
     r"\breplaced\s+(?P<old>[^,.;]+?)\s+with\s+(?P<new>[^,.;]+)",
     r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|has been|got)\s+replaced\s+by\s+(?P<new>[^,.;]+)",
     r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>[^,.;]+)",
