@@ -183,7 +183,7 @@ JUDGE_PROMPT = (
     "decide: \"duplicate\" (they say the same thing, possibly in different words or languages), \"contradiction\" "
     "(they cannot both be true now: a different value for the same thing, or one denies the other), or "
     "\"distinct\" (both can be true: different things, or another value of something that has many). Reply with a "
-    "JSON list of objects {\"pair\": <number>, \"verdict\": ...} and nothing else.\n\n{pairs}")
+    "JSON list of objects {{\"pair\": <number>, \"verdict\": ...}} and nothing else.\n\n{pairs}")
 
 
 def judge_with_llm(pairs: list[tuple[str, str]], llm: LLM, cache: dict[tuple[str, str], str],
