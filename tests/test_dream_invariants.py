@@ -115,7 +115,7 @@ def test_pairs_the_rules_cannot_decide_go_to_the_model_or_stay_unmerged() -> Non
     # across scripts a name cannot be matched ("Suzhou" / 厦门); in one language, nothing shared but "user"
     pairs = [("The user lives in Suzhou", "用户住在厦门"), ("User prefers replies in Chinese", "用户希望用中文回复"),
              ("用户不喜欢开会。", "用户讨厌排队。")]
-    assert [judge(a, b) for a, b in pairs] == ["ambiguous"] * 3
+    assert [judge(a, b) for a, b in pairs] == ["ambiguous", "duplicate", "ambiguous"]  # Chinese = 中文
     assert judge("用户的表姐陈静住在南京。", "用户的同事老周住在南京。") == "distinct"  # other subjects, one frame
     assert judge("The user has two children.", "The user has three kids.") == "contradiction"
     assert judge("Use pnpm, not npm", "The package manager for this repo is pnpm") == "duplicate"
@@ -132,3 +132,16 @@ def test_pairs_the_rules_cannot_decide_go_to_the_model_or_stay_unmerged() -> Non
     assert again == ["contradiction", "duplicate"]
     failed, warnings = judge_with_llm(pairs[2:], ScriptedLLM([{"error": 500}]), cache)
     assert failed == [None] and "left unmerged" in warnings[0]
+
+
+def test_a_plain_install_finds_paraphrases_in_english_and_chinese(db_path: Path, tmp_path: Path) -> None:
+    with TrulyMem(db_path, user_id="u", app_id="p") as mem:  # no embedder configured for recall
+        mem.commit([note("User prefers replies in Chinese", "pref"), note("用户希望用中文回复", "pref"),
+                    note("用户不吃辣", "pref"), note("他吃不了辣的东西", "pref"),
+                    note("Deploy the web app to Vercel"), note("Error tracking is handled by Sentry"),
+                    note("用户每天早上跑步", "pref"), note("用户养了一只猫", "pref")])
+        res = run_dream(mem, project_dir=tmp_path, dry_run=True, emit=lambda _: None)
+    assert res.analysis is not None
+    merged = sorted(sorted(m.memory for m in g.items) for g in res.analysis.merges)
+    assert merged == [["User prefers replies in Chinese", "用户希望用中文回复"], ["他吃不了辣的东西", "用户不吃辣"]]
+    assert not res.analysis.conflicts

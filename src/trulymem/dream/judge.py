@@ -113,7 +113,7 @@ def judge(a: str, b: str) -> Judged:
     if cjk(a) != cjk(b):
         latin, other = (b, a) if cjk(a) else (a, b)
         names = {v for v in _seen(latin)[1] if not v[:1].isdigit()}
-        if any(v not in other.casefold() for v in names):
+        if any(v not in other.casefold() and v not in _seen(other)[1] for v in names):
             return "ambiguous"
     return "duplicate"
 
