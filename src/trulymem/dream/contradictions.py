@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.judge import different_predicates, mentions, replaced_value
-from trulymem.dream.similarity import jaccard, negated, similar_pairs, without_negation, words
+from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
 from trulymem.dream.vocab import (
     ANTONYMS,
     CJK,
@@ -182,12 +182,7 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
     """How two wordings that differ in one place relate: ``("conflict", topic)``,
     ``("distinct", topic)`` (another value of a many-valued thing), or ``None``
     (a paraphrase or an elaboration: free to merge)."""
-    p = 0
-    while p < min(len(x), len(y)) and x[p] == y[p]:
-        p += 1
-    q = 0
-    while q < min(len(x), len(y)) - p and x[-1 - q] == y[-1 - q]:
-        q += 1
+    p, q = common_ends(x, y)
     left, right = x[p:len(x) - q], y[p:len(y) - q]
     shared = x[:p] + x[len(x) - q:]
     topic = _topic(shared)

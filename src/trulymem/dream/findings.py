@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from trulymem.dream.similarity import common_ends
 from trulymem.memories import MEMORY_RELATION, MemoryItem
 from trulymem.text import name_key, relation_key
 
@@ -100,12 +101,7 @@ def describe(a: str, b: str, limit: int = 45) -> str:
     ``user lives_in: Paris vs Berlin``, ``Deploy to: ECS vs Vercel``, ``用户住在: 北京 vs 深圳``."""
     ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
     fa, fb = [t.casefold().strip(_EDGE) for t in ta], [t.casefold().strip(_EDGE) for t in tb]
-    p = 0
-    while p < min(len(fa), len(fb)) and fa[p] == fb[p]:
-        p += 1
-    q = 0
-    while q < min(len(fa), len(fb)) - p and fa[-1 - q] == fb[-1 - q]:
-        q += 1
+    p, q = common_ends(fa, fb)
     if p and q <= 1:
         q = 0  # a one-word tail ("March 3" / "May 3") belongs to the values
     va, vb = _join(ta[p:len(ta) - q]), _join(tb[p:len(tb) - q])

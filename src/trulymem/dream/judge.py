@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-from trulymem.dream.similarity import negated, without_negation, words
+from trulymem.dream.similarity import common_ends, negated, without_negation, words
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_ZH, OWNER_WORDS
 from trulymem.errors import TrulyMemError
 from trulymem.llm.base import LLM, json_reply
@@ -84,9 +84,7 @@ def _same_ending(a: str, b: str) -> bool:
     differs comes before it, so they are about different things, not different values.
     A shared unit or one character ("30天" / "14天") is not an ending."""
     x, y = _seen(a)[0], _seen(b)[0]
-    q = 0
-    while q < min(len(x), len(y)) and x[-1 - q] == y[-1 - q]:
-        q += 1
+    _, q = common_ends(x, y)
     tail = x[len(x) - q:]
     return q > 0 and q < min(len(x), len(y)) and (any(len(t) >= 3 and not t.isdigit() for t in tail) or q >= 2)
 
@@ -139,12 +137,7 @@ def denies(a: str, b: str) -> bool:
 
 def _middles(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...], int, int]:
     x, y = _seen(a)[0], _seen(b)[0]
-    p = 0
-    while p < min(len(x), len(y)) and x[p] == y[p]:
-        p += 1
-    q = 0
-    while q < min(len(x), len(y)) - p and x[-1 - q] == y[-1 - q]:
-        q += 1
+    p, q = common_ends(x, y)
     return x[p:len(x) - q], y[p:len(y) - q], p, q
 
 

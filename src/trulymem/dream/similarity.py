@@ -128,24 +128,13 @@ def similar_pairs(sets: Sequence[set[str]], threshold: float, blocks: Sequence[s
     return [(i, j, v) for (i, j), v in sorted(out.items())]
 
 
-class UnionFind:
-    def __init__(self, n: int) -> None:
-        self.parent = list(range(n))
-
-    def find(self, x: int) -> int:
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
-
-    def union(self, a: int, b: int) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[max(ra, rb)] = min(ra, rb)
-
-    def groups(self) -> list[list[int]]:
-        out: dict[int, list[int]] = defaultdict(list)
-        for i in range(len(self.parent)):
-            out[self.find(i)].append(i)
-        return [g for g in out.values() if len(g) > 1]
-
+def common_ends(x: Sequence[str], y: Sequence[str]) -> tuple[int, int]:
+    """How many leading and trailing items two sequences share (the trailing ones never
+    overlap the leading ones): what is left between them is where they differ."""
+    p = 0
+    while p < min(len(x), len(y)) and x[p] == y[p]:
+        p += 1
+    q = 0
+    while q < min(len(x), len(y)) - p and x[-1 - q] == y[-1 - q]:
+        q += 1
+    return p, q
