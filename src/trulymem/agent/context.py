@@ -20,7 +20,7 @@ from trulymem.text.tokenize import count_tokens
 from trulymem.tools.base import ToolContext
 from trulymem.tools.ingest import latest_episodes
 from trulymem.tools.recall import MAX_QUERY
-from trulymem.tools.tasks import TaskInfo, list_tasks
+from trulymem.tools.tasks import TaskInfo, description_of, list_tasks
 
 _SHOWN_TYPES = {NodeType.TASK.value, NodeType.STATE.value, NodeType.PERSONA.value}
 _SHOWN_KINDS = {EdgeKind.HAS_STATE.value, EdgeKind.NEXT_TASK.value, EdgeKind.CONTAINS_INFO.value,
@@ -121,7 +121,8 @@ def recall_context(mem: TrulyMem, ctx: ToolContext, text: str, session: str,
     if text.strip() and left > 50:
         # A message is words, not a comma-separated intent: recall it as one list of words.
         query = _LIST_MARKS.sub(" ", text)[:MAX_QUERY]  # a long message: its beginning is the query
-        res = mem.recall(query, depth=3 if deep else 1, max_tokens=left, preset="deep" if deep else None)
+        # room for what is then left out because the sections above show it (tasks, turn records)
+        res = mem.recall(query, depth=3 if deep else 1, max_tokens=left, preset="deep" if deep else None, limit=40)
         # What the sections above already show (persona, chain, latest turns) is not repeated.
         shown = {n.id for n in episodes}
         nodes = [n for n in res.nodes if n.type not in _SHOWN_TYPES and n.id not in shown]
@@ -159,7 +160,7 @@ def _previous_session(mem: TrulyMem, out: Recalled, session: str, budget: Contex
     turns = turns[: budget.previous_turns][::-1]
     if turns:
         out.previous_session_at = f"{turns[0].created_at:%Y-%m-%d %H:%M}"
-        out.previous_session = [f"- {n.created_at:%H:%M} {n.summary or ''}" for n in turns]
+        out.previous_session = [f"- {n.created_at:%H:%M} {description_of(n) or ''}" for n in turns]
 
 
 def _info_facts(ctx: ToolContext, tasks: list[TaskInfo], per_node: int) -> dict[str, list[str]]:

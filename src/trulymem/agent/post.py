@@ -22,6 +22,7 @@ from trulymem.llm.base import LLM
 from trulymem.model import Node, NodeType
 from trulymem.store.base import NodeQuery
 from trulymem.text import name_key
+from trulymem.tools.tasks import DESCRIPTION, description_of
 
 log = logging.getLogger(__name__)
 Check = Callable[[str, Statement], Statement]  # (what the user said, item) -> item, marked if not stated
@@ -124,8 +125,9 @@ class PostTurn:
                                  message_ids=[f"{meta.get('turn_id')}:user"], source="llm-extract",
                                  session=str(meta.get("session") or "chat"))
                 topic = meta.get("topic")
-                text = f"[{topic}] {summary}" if summary and topic else summary or node.summary
-                self.mem.store.update_node(node.id, self.mem.clock(), summary=text, metadata={**meta, "post": "done"})
+                text = f"[{topic}] {summary}" if summary and topic else summary or description_of(node)
+                self.mem.store.update_node(node.id, self.mem.clock(), summary=node.summary,
+                                           metadata={**meta, DESCRIPTION: text, "post": "done"})
         return False
 
     def _records(self, task_ids: list[str]) -> list[Node]:

@@ -85,8 +85,9 @@ def record_turn(mem: TrulyMem, rec: TurnRecord) -> str:
     meta = {"kind": TURN_KIND, "session": rec.session, "turn_id": rec.turn_id, "topic": rec.topic,
             "post": "pending" if rec.pending else "done"}
     ctx = mem.context()
+    # searchable=False: the turn's words are found through its messages, not a second copy
     create_task(ctx, rec.task_id, turn_summary(rec.user, rec.reply, rec.topic), info[:100],
-                state=TaskState.COMPLETED, metadata=meta)
+                state=TaskState.COMPLETED, metadata=meta, searchable=False)
     return rec.task_id
 
 

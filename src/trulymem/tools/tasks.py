@@ -60,6 +60,13 @@ class TaskListResult(BaseModel):
     tasks: list[TaskInfo]
 
 
+DESCRIPTION = "description"  # node metadata key of a description kept out of the search indexes
+
+
+def description_of(task: Node) -> str | None:
+    return task.summary or task.metadata.get(DESCRIPTION)
+
+
 def _find_task(ctx: ToolContext, task_id: str) -> Node:
     require_user(ctx)
     found = ctx.store.nodes(NodeQuery(scope=ctx.scope, keys=[name_key(task_id)], types=[NodeType.TASK]))
@@ -75,10 +82,13 @@ def _task_create(ctx: ToolContext, inp: TaskCreateInput) -> TaskInfo:
 
 
 def create_task(ctx: ToolContext, task_id: str, description: str, info_nodes: list[str], *,
-                state: TaskState = TaskState.IN_PROGRESS, metadata: dict[str, Any] | None = None) -> TaskInfo:
+                state: TaskState = TaskState.IN_PROGRESS, metadata: dict[str, Any] | None = None,
+                searchable: bool = True) -> TaskInfo:
     """A TaskNode at the head of the chain (``NEXT_TASK`` from the newest task), in ``state``,
     linked by ``CONTAINS_INFO`` to ``info_nodes``: plain entities among them become InfoNodes,
-    whether they were committed before or after (typed nodes keep their type)."""
+    whether they were committed before or after (typed nodes keep their type). Without
+    ``searchable`` the description is kept in the node's metadata, out of the full-text and
+    vector indexes (a turn record's words are its messages', which are indexed themselves)."""
     key = name_key(task_id)
     ns = ctx.scope.writable().namespace()  # the chain this scope writes
     for node in ctx.store.nodes(NodeQuery(scope=ns, keys=[key])):
@@ -105,7 +115,8 @@ def create_task(ctx: ToolContext, task_id: str, description: str, info_nodes: li
                  for info in dict.fromkeys(info_nodes)]
     done = commit_triplets(ctx, triplets)
     task_node = ctx.store.nodes(NodeQuery(scope=ns, keys=[key], types=[NodeType.TASK]))[0]
-    ctx.store.update_node(task_node.id, ctx.now, summary=description, metadata=metadata)
+    meta = metadata if searchable else {**(metadata or {}), DESCRIPTION: description}
+    ctx.store.update_node(task_node.id, ctx.now, summary=description if searchable else None, metadata=meta)
     return TaskInfo(
         task_id=task_node.name, node_id=task_node.id, description=description,
         state=state.value, previous_task=previous[0].name if previous else None,
@@ -174,7 +185,7 @@ def task_infos(ctx: ToolContext, tasks: list[Node]) -> list[TaskInfo]:
         if f.kind == EdgeKind.CONTAINS_INFO and f.subject_id in wanted:
             info.setdefault(f.subject_id, []).append(f.object)  # type: ignore[arg-type]
     return [
-        TaskInfo(task_id=t.name, node_id=t.id, description=t.summary, state=states.get(t.id),
+        TaskInfo(task_id=t.name, node_id=t.id, description=description_of(t), state=states.get(t.id),
                  previous_task=prev.get(t.id), info_nodes=info.get(t.id, []), created_at=t.created_at.isoformat(),
                  kind=str(t.metadata.get("kind") or "task"))
         for t in tasks
