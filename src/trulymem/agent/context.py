@@ -121,8 +121,7 @@ def recall_context(mem: TrulyMem, ctx: ToolContext, text: str, session: str,
     if text.strip() and left > 50:
         # A message is words, not a comma-separated intent: recall it as one list of words.
         query = _LIST_MARKS.sub(" ", text)[:MAX_QUERY]  # a long message: its beginning is the query
-        # room for what is then left out because the sections above show it (tasks, turn records)
-        res = mem.recall(query, depth=3 if deep else 1, max_tokens=left, preset="deep" if deep else None, limit=40)
+        res = mem.recall(query, depth=3 if deep else 1, max_tokens=left, preset="deep" if deep else None)
         # What the sections above already show (persona, chain, latest turns) is not repeated.
         shown = {n.id for n in episodes}
         nodes = [n for n in res.nodes if n.type not in _SHOWN_TYPES and n.id not in shown]
