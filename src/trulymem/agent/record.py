@@ -10,8 +10,8 @@ not commit is written here too, with the turn's provenance.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -21,8 +21,8 @@ from trulymem.graph import TrulyMem
 from trulymem.model import MAX_TEXT, Fact, Node, NodeType, TaskState
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key, relation_key
-from trulymem.text.statements import USER_WORDS, preference
-from trulymem.tools.base import embed_dirty
+from trulymem.text.statements import USER_WORDS, denies
+from trulymem.tools.base import embedded_writes
 from trulymem.tools.commit import TripletIn, commit_triplets, supersede_single_valued
 from trulymem.tools.tasks import create_task
 
@@ -133,18 +133,13 @@ def write_statements(mem: TrulyMem, statements: Iterable[Statement], *, turn_id:
     return [f for f, _ in done]
 
 
-@contextmanager
-def writing(mem: TrulyMem) -> Iterator[None]:
-    """One write transaction whose new and changed nodes get their vectors before it
-    commits, as every tool call does (no node without its vector)."""
-    with mem.store.transaction():
-        yield
-        if mem.embedder is not None:
-            embed_dirty(mem.store, mem.embedder)
+def writing(mem: TrulyMem) -> AbstractContextManager[None]:
+    """One write transaction for the runtime's own writes, vectors included, as every tool call."""
+    return embedded_writes(mem.store, mem.embedder)
 
 
 def _polarity(relation: str) -> bool:
-    return preference(relation) is not False
+    return not denies(relation)
 
 
 def turn_nodes(mem: TrulyMem, limit: int) -> list[Node]:

@@ -10,7 +10,7 @@ import re
 
 from trulymem.agent.extract import rule_statements
 from trulymem.text import name_key
-from trulymem.text.statements import USER_WORDS, hedged, negated_before, negative_relation, preference, single_valued
+from trulymem.text.statements import USER_WORDS, denies, hedged, negated_before, single_valued
 from trulymem.text.stopwords import STOPWORDS, content_terms
 from trulymem.text.tokenize import tokens
 
@@ -46,7 +46,7 @@ def stated_by(said: str, relation: str, obj: str) -> bool:
         return False
     at = _position(said, obj)
     denied = negated_before(said, at) if at >= 0 else False
-    return denied == (negative_relation(relation) or preference(relation) is False)
+    return denied == denies(relation)
 
 
 def speculation_reason(subject: str, relation: str, obj: str, said: str, user_id: str | None) -> str | None:
@@ -79,4 +79,4 @@ def _slot_supported(said: str, relation: str, obj: str) -> bool:
 
 
 def _flip(relation: str) -> str:
-    return "likes" if negative_relation(relation) or preference(relation) is False else "dislikes"
+    return "likes" if denies(relation) else "dislikes"

@@ -88,6 +88,11 @@ def negative_relation(relation: str) -> bool:
     return bool(_NEGATIVE_RELATION.search(relation_key(relation)))
 
 
+def denies(relation: str) -> bool:
+    """The relation says "not": ``dislikes``, ``does_not_like``, ``不喜欢``."""
+    return negative_relation(relation) or preference(relation) is False
+
+
 def hedged(*parts: str) -> bool:
     """True when a claim's own words say it is a guess ("probably_plays", "可能喜欢")."""
     return any(HEDGES.search(p.replace("_", " ")) or HEDGES.search(p) for p in parts if p)

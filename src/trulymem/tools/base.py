@@ -171,11 +171,18 @@ def run_tool(tool: Tool[Any], ctx: ToolContext, args: dict[str, Any] | BaseModel
         parsed = tool.parse(args)
         if tool.own_transaction:
             return tool.run(ctx, parsed)
-        with ctx.store.transaction(write=tool.writes):
-            out = tool.run(ctx, parsed)
-            if tool.writes and ctx.embedder is not None:
-                embed_dirty(ctx.store, ctx.embedder)  # in the same transaction: no node without its vector
-            return out
+        with embedded_writes(ctx.store, ctx.embedder) if tool.writes else ctx.store.transaction(write=False):
+            return tool.run(ctx, parsed)
+
+
+@contextmanager
+def embedded_writes(store: Store, embedder: Embedder | None) -> Iterator[None]:
+    """A write transaction whose new and changed nodes get their vectors before it commits:
+    no node without its vector."""
+    with store.transaction():
+        yield
+        if embedder is not None:
+            embed_dirty(store, embedder)
 
 
 def node_text(node: Node) -> str:

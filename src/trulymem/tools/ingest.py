@@ -20,7 +20,7 @@ from trulymem.model import MAX_TEXT, Node, NodeType, Scope, UTCDatetime
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
 from trulymem.text.stopwords import STOPWORDS
-from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, embed_dirty, gc_paused, register
+from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, embedded_writes, gc_paused, register
 from trulymem.tools.commit import TripletIn, commit_triplets
 from trulymem.tools.fields import Label, Name, Text
 
@@ -91,7 +91,7 @@ def latest_episodes(ctx: ToolContext, ns: Scope, session: str, n: int = CONTEXT_
 
 def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
     extracted = extract_triplets(ctx, inp.messages) if inp.extract_facts else []  # before the write lock
-    with gc_paused(), ctx.store.transaction():
+    with gc_paused(), embedded_writes(ctx.store, ctx.embedder):
         out = _store_messages(ctx, inp)
         if extracted:
             for i, t in extracted:
@@ -100,8 +100,6 @@ def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
                 turn.scope = turn.scope.replace(session_id=m.session or ctx.scope.session_id)
                 commit_triplets(turn, [t], turn_id=m.id, message_ids=[m.id] if m.id else [], supersede=True)
             out.facts += len(extracted)
-        if ctx.embedder is not None:
-            embed_dirty(ctx.store, ctx.embedder)
     return out
 
 
