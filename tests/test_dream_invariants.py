@@ -92,9 +92,30 @@ def test_progress_is_reported_for_the_fetch_and_each_analysis_stage(db_path: Pat
                   progress=lambda what, done, total: seen.append((what, done, total)))
     assert [s for s in seen if s[0] == "Fetching memories"] == [("Fetching memories", 1000, None),
                                                                 ("Fetching memories", 2000, None)]
-    assert [s[0] for s in seen if s[0] != "Fetching memories"] == [
+    encoding = [s for s in seen if s[0] == "Encoding new memories"]
+    assert encoding[-1] == ("Encoding new memories", 2500, 2500) and len(encoding) == 5  # batches of 512
+    assert [s[0] for s in seen if s[0] not in ("Fetching memories", "Encoding new memories")] == [
         "Analysing: retention", "Analysing: contradictions", "Analysing: duplicates", "Analysing: judging pairs",
         "Analysed"]
+
+
+def test_a_lived_database_encodes_only_its_new_memories(db_path: Path, tmp_path: Path) -> None:
+    def encoded(mem: TrulyMem) -> list[tuple[str, int, int | None]]:
+        seen: list[tuple[str, int, int | None]] = []
+        run_dream(mem, project_dir=tmp_path, dry_run=True, emit=lambda _: None,
+                  progress=lambda what, done, total: seen.append((what, done, total)))
+        return [s for s in seen if s[0] == "Encoding new memories"]
+
+    with TrulyMem(db_path, user_id="u", app_id="p") as mem:
+        mem.commit([note(f"Note number {i} about module m{i}") for i in range(40)])
+        assert encoded(mem)[-1][1:] == (40, 40)
+    with TrulyMem(db_path, user_id="u", app_id="p") as mem:  # reopened: the cache is in the file
+        assert encoded(mem) == []
+        mem.commit([note("A new note about caching"), note("Another about the nightly pass")])
+        mem.purge({"object": "Note number 7 about module m7"}, mode="hard", confirm=True)
+        assert encoded(mem)[-1][1:] == (2, 2)
+        rows = mem.store._q("SELECT count(*) FROM text_vectors")[0][0]  # type: ignore[attr-defined]
+    assert rows == 41  # the purged memory's vector went with it
 
 
 def test_a_change_statement_retires_the_old_value(db_path: Path) -> None:

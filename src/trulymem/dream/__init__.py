@@ -4,6 +4,7 @@ reversible. Follows ``mem0-dream-skill.md`` step by step."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, Progress, analyze
+from trulymem.dream.findings import text_of
 from trulymem.dream.llm_merge import merge_with_llm
 from trulymem.dream.policy import Retention, load_retention
 from trulymem.dream.report import (
@@ -24,6 +26,7 @@ from trulymem.dream.report import (
     summary,
 )
 from trulymem.dream.run import Applied, Choice, apply_dream, dream_lock, undo_dream
+from trulymem.dream.vectors import CachedEmbedder
 from trulymem.embed import Embedder, get_embedder
 from trulymem.errors import ConfigError, InvalidInput
 from trulymem.graph import TrulyMem
@@ -67,9 +70,24 @@ def result_json(r: DreamResult) -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def _encoder() -> Embedder | None:
     try:
-        return get_embedder("use")
+        from trulymem.embed.adapters import USEEmbedder
+
+        return USEEmbedder(threads=min(2, os.cpu_count() or 1))  # a bulk job: a second thread helps
     except ConfigError:
         return None
+
+
+def _cached(semantic: Embedder | None, mem: TrulyMem, items: list[MemoryItem],
+            progress: Progress | None) -> Embedder | None:
+    """The embedder behind a cache in the store: a database that has lived encodes only its
+    new memories; vectors of texts no longer stored are dropped."""
+    if semantic is None or not semantic.semantic:
+        return semantic
+    cached = CachedEmbedder(semantic, mem.store, mem.scope)
+    texts = [text_of(m) for m in items]
+    cached.warm(texts, progress)
+    cached.prune(texts)
+    return cached
 
 
 def dream_embedder(choice: Embedder | str | None, memory_embedder: Embedder | None) -> Embedder | None:
@@ -142,7 +160,7 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
     if not items:
         emit(no_memories(project))
         return result
-    semantic = dream_embedder(embedder, mem.embedder)
+    semantic = _cached(dream_embedder(embedder, mem.embedder), mem, items, progress)
     analysis = analyze(items, retention, now, embedder=semantic, settings=settings, progress=progress, llm=llm)
     result.analysis = analysis
     result.warnings += analysis.warnings

@@ -21,7 +21,7 @@ from trulymem.dream.findings import (
     kind_of,
     text_of,
 )
-from trulymem.dream.judge import judge, judge_with_llm
+from trulymem.dream.judge import FrameSimilarity, judge, judge_with_llm
 from trulymem.dream.policy import Retention
 from trulymem.dream.similarity import document_frequencies, words
 from trulymem.dream.vocab import CANON, GENERIC, IDENT, PATH, PROPER
@@ -55,22 +55,26 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
     step("Analysing: contradictions", 1, 4)
     conflicts, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings)
-    free = [k for k, m in enumerate(rest) if not m.pinned]
-    live, live_sets = [rest[k] for k in free], [sets[k] for k in free]
     held = {m.id for c in conflicts for m in (c.a, c.b)}
-    # every pair that looks alike is judged: only duplicates merge; a clash of values or of
-    # negation is a conflict, another value of a many-valued thing is nothing
+    # every pair that looks alike is judged, pinned memories included (a pinned memory can be
+    # contradicted, never merged): only duplicates merge; a clash of values or of negation is a
+    # conflict, another value of a many-valued thing is nothing
     step("Analysing: duplicates", 2, 4)
-    sims = duplicate_candidates(live, live_sets, df, held, distinct, cfg, embedder)
+    sims = duplicate_candidates(rest, sets, df, held, distinct, cfg, embedder)
     step("Analysing: judging pairs", 3, 4)
-    verdicts = {pair: judge(live[pair[0]].memory, live[pair[1]].memory) for pair in sims}
+    frames = _frame_similarity(embedder)
+    verdicts = {pair: judge(rest[pair[0]].memory, rest[pair[1]].memory, frames) for pair in sims}
     ambiguous = [pair for pair, v in verdicts.items() if v == "ambiguous"]
     if ambiguous and llm is not None:
-        said, out.warnings = judge_with_llm([(live[i].memory, live[j].memory) for i, j in ambiguous], llm,
+        said, out.warnings = judge_with_llm([(rest[i].memory, rest[j].memory) for i, j in ambiguous], llm,
                                             JUDGE_CACHE)
         verdicts.update({pair: v for pair, v in zip(ambiguous, said) if v is not None})  # type: ignore[misc]
-    dups = {pair: sims[pair] for pair, v in verdicts.items() if v == "duplicate"}
-    conflicts += [contradiction(live[i], live[j]) for (i, j), v in verdicts.items() if v == "contradiction"]
+    conflicts += [contradiction(rest[i], rest[j]) for (i, j), v in verdicts.items() if v == "contradiction"]
+    free = [k for k, m in enumerate(rest) if not m.pinned]
+    at = {k: n for n, k in enumerate(free)}
+    dups = {(at[i], at[j]): sims[(i, j)] for (i, j), v in verdicts.items()
+            if v == "duplicate" and i in at and j in at}
+    live, live_sets = [rest[k] for k in free], [sets[k] for k in free]
     out.conflicts, out.conflicts_more = rank_conflicts(conflicts, cfg.max_conflicts)
     # A memory in a conflict waits for the person's choice: it is not merged or pruned meanwhile.
     held = {m.id for c in conflicts for m in (c.a, c.b)}
@@ -79,6 +83,16 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     step("Analysed", 4, 4)
     return out
+
+
+def _frame_similarity(embedder: Embedder | None) -> FrameSimilarity | None:
+    if embedder is None or not embedder.semantic:
+        return None
+
+    def cosine(a: str, b: str) -> float:
+        va, vb = embedder.embed_batch([a, b], "query")  # not cached: masked texts are not memories
+        return float(va @ vb)
+    return cosine
 
 
 def rank_conflicts(found: list[Contradiction], cap: int) -> tuple[list[Contradiction], int]:

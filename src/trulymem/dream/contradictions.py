@@ -14,7 +14,7 @@ from trulymem.dream.vocab import (
     CJK,
     GENERIC,
     MULTI_VALUED,
-    MULTI_VALUED_ZH,
+    MULTI_VALUED_PHRASES,
     NEG_PREFIX,
     OWNER_WORDS,
     SINGLE_PREFIXES,
@@ -223,6 +223,6 @@ def _multi(shared: list[str], *texts: str) -> bool:
     """The wording around the swapped part takes many values ("likes …", "去过…")."""
     if any(t in MULTI_VALUED for t in shared):
         return True
-    return any(word in text for text in texts for word in MULTI_VALUED_ZH)
+    return any(word in text.casefold() for text in texts for word in MULTI_VALUED_PHRASES)
 
 

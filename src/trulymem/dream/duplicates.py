@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from trulymem.dream.findings import DreamSettings, Merge, block_of, kind_of, text_of
-from trulymem.dream.similarity import negated, similar_pairs, words
+from trulymem.dream.similarity import similar_pairs, words
 from trulymem.embed import Embedder
 from trulymem.memories import MEMORY_RELATION, MemoryItem
 from trulymem.text import relation_key
@@ -67,9 +67,10 @@ def complete_linkage(sims: dict[tuple[int, int], float]) -> list[list[int]]:
 def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str], distinct: set[tuple[str, str]],
                     embedder: Embedder, cfg: DreamSettings) -> dict[tuple[int, int], float]:
     """Paraphrases with few words in common ("Alembic for DB migrations" / "migrations
-    are written with Alembic"): nearest neighbours above ``cosine_threshold``, or each
-    other's nearest neighbour, clearly closer than their other neighbours (a margin over
-    the mean of the next few, as in bitext mining) and close in absolute terms too."""
+    are written with Alembic"), as candidates for the judge: each other's nearest
+    neighbour, clearly closer than their other neighbours (a margin over the mean of the
+    next few, as in bitext mining) and not far in absolute terms; or among each other's
+    few nearest and close (``cosine_threshold``)."""
     out: dict[tuple[int, int], float] = {}
     groups: dict[str, list[int]] = defaultdict(list)
     for i, block in enumerate(blocks):
@@ -80,27 +81,30 @@ def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str
             continue
         vecs = embedder.embed_passages([text_of(live[k]) for k in members])
         norm = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
-        nn: list[int] = []
-        knn: list[float] = []
+        k = min(_NEIGHBOURS, len(members) - 1)
+        top = np.zeros((len(members), k), dtype=np.int64)
+        knn = np.zeros(len(members), dtype=np.float32)
         for start in range(0, len(members), 1024):  # row chunks keep memory flat
             sims = norm[start:start + 1024] @ norm.T
             for r in range(sims.shape[0]):
                 sims[r, start + r] = -1.0
-            nn += [int(x) for x in sims.argmax(axis=1)]
-            k = min(4, len(members) - 1)
-            knn += [float(x) for x in np.sort(np.partition(sims, -k, axis=1)[:, -k:], axis=1).mean(axis=1)]
-        for x, y in enumerate(nn):
-            c = float(norm[x] @ norm[y])
-            mutual = nn[y] == x and c >= cfg.semantic_floor and \
-                c / max((knn[x] + knn[y]) / 2, 1e-6) >= cfg.semantic_margin
-            if not (mutual or c >= cfg.cosine_threshold):
-                continue
-            i, j = members[x], members[y]
-            pair = (live[i].id, live[j].id) if live[i].id < live[j].id else (live[j].id, live[i].id)
-            # a negated and a plain statement that sound alike are a disagreement, never one memory
-            if pair not in distinct and negated(live[i].memory) == negated(live[j].memory):
-                out[(min(i, j), max(i, j))] = round(c, 3)
+            part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+            order = np.take_along_axis(sims, part, axis=1).argsort(axis=1)[:, ::-1]
+            top[start:start + sims.shape[0]] = np.take_along_axis(part, order, axis=1)
+            knn[start:start + sims.shape[0]] = np.take_along_axis(sims, part, axis=1).mean(axis=1)
+        for x in range(len(members)):
+            for rank, y in enumerate(int(t) for t in top[x]):
+                c = float(norm[x] @ norm[y])
+                mutual = rank == 0 and int(top[y][0]) == x and c >= cfg.semantic_floor and \
+                    c / max(float(knn[x] + knn[y]) / 2, 1e-6) >= cfg.semantic_margin
+                if mutual or c >= cfg.cosine_threshold:
+                    i, j = members[x], members[y]
+                    if _key(live[i], live[j]) not in distinct:
+                        out[(min(i, j), max(i, j))] = round(c, 3)
     return out
+
+
+_NEIGHBOURS = 4  # neighbours each memory is compared with (and the margin is measured over)
 
 
 def _merge(members: list[MemoryItem], sets: list[set[str]], similarity: float) -> Merge:

@@ -60,9 +60,9 @@ class Analysis:
 @dataclass(frozen=True)
 class DreamSettings:
     dup_threshold: float = 0.6      # Jaccard of significant words: "more than 60% of significant nouns"
-    cosine_threshold: float = 0.9   # a semantic embedder's cosine to the nearest neighbour that makes a duplicate
+    cosine_threshold: float = 0.7   # a semantic embedder's cosine to the nearest neighbour that makes a duplicate
     low_confidence: float = 0.3
-    semantic_floor: float = 0.55    # with a semantic embedder: mutual nearest neighbours this close …
+    semantic_floor: float = 0.45    # with a semantic embedder: mutual nearest neighbours this close …
     semantic_margin: float = 1.04   # … and this much closer than their next neighbours
     semantic_block_limit: int = 50_000  # larger blocks: lexical candidates only (the pass is O(n²))
     max_conflicts: int = 50         # conflicts shown per run, most confident and recent first

@@ -8,17 +8,19 @@ whether the frame around the differing part takes one value or many.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream.similarity import common_ends, negated, without_negation, words
-from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_ZH, OWNER_WORDS
+from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_PHRASES, OWNER_WORDS
 from trulymem.errors import TrulyMemError
 from trulymem.llm.base import LLM, json_reply
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
 Judged = Literal["duplicate", "contradiction", "distinct", "ambiguous"]
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?:%|k|m|gb|mb|ms|s|h|d)?(?![\w])|\d+(?=[天月日年岁号点个次%])",
                      re.IGNORECASE)
@@ -52,10 +54,29 @@ def _seen(text: str) -> tuple[tuple[str, ...], frozenset[str], bool]:
     return tuple(words(text)), frozenset(values(text)), negated(text)
 
 
+_ZH_DIGITS = {ch: k for k, ch in enumerate("零一二三四五六七八九十")} | {"两": 2}
+_LATIN_IN_CJK = re.compile(r"(?<![A-Za-z0-9.])[A-Za-z][A-Za-z0-9.+#-]*")
+
+
+def _small_number(token: str) -> str:
+    """One key for a small count however written ("2", "two", "两", "二"), so they never clash;
+    a time on the hour is its hour ("10:00" is "10 am" is "10点")."""
+    if re.fullmatch(r"\d{1,2}:00", token):
+        token = token.split(":")[0]
+    if token.isdigit() and 0 < int(token) <= 10:
+        return f"n{int(token)}"
+    if token in _ZH_DIGITS and _ZH_DIGITS[token] > 0:
+        return f"n{_ZH_DIGITS[token]}"
+    return token if token[:1].isdigit() else f"zh:{token}"
+
+
 def values(text: str) -> set[str]:
-    """What a memory pins down: numbers (with units), month and day names, Latin-letter names."""
-    found = {m.group(0).casefold() for m in _NUMBER.finditer(text)}
-    found |= {f"zh:{m.group(0)}" for m in _ZH_NUMBER.finditer(text)}
+    """What a memory pins down: numbers (with units), month and day names, Latin-letter
+    names (in Chinese text, every Latin-letter word: "订单存在PostgreSQL里")."""
+    found = {_small_number(m.group(0).casefold()) for m in _NUMBER.finditer(text)}
+    found |= {_small_number(m.group(0)) for m in _ZH_NUMBER.finditer(text)}
+    if cjk(text):
+        found |= {m.group(0).casefold().rstrip(".") for m in _LATIN_IN_CJK.finditer(text)}
     found |= {m.group(0).casefold() for m in _MONTH.finditer(text)}
     found |= {m.group(0).casefold().strip(".") for m in _NAME.finditer(text)}
     words_found = {_VALUE_WORDS[m.group(0).casefold()] for m in _VALUE_WORD.finditer(text)}
@@ -76,7 +97,7 @@ def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
 def many_valued(a: str, b: str) -> bool:
     """The frame takes many values at once ("speaks French" and "speaks Japanese")."""
     shared = set(_seen(a)[0]) & set(_seen(b)[0])
-    return bool(shared & MULTI_VALUED) or any(w in a and w in b for w in MULTI_VALUED_ZH)
+    return bool(shared & MULTI_VALUED) or any(w in a.casefold() and w in b.casefold() for w in MULTI_VALUED_PHRASES)
 
 
 def _same_ending(a: str, b: str) -> bool:
@@ -90,25 +111,78 @@ def _same_ending(a: str, b: str) -> bool:
 
 
 def cjk(text: str) -> bool:
-    """Mostly Chinese (or Japanese) characters, as opposed to Latin-letter text."""
-    letters = [ch for ch in text if ch.isalpha()]
-    return bool(letters) and sum(1 for ch in letters if _CJK_CHAR.match(ch)) * 2 >= len(letters)
+    """Written in Chinese (or Japanese), Latin-letter names and all ("Python服务用pytest"), as
+    opposed to Latin-letter text: at least as many CJK characters as Latin words."""
+    han = len(_CJK_CHAR.findall(text))
+    return han > 0 and han >= len(_LATIN_WORD.findall(text))
 
 
-def judge(a: str, b: str) -> Judged:
+# How alike two memories' frames are with their values masked ("The orders service stores its
+# data in X" / "订单服务的数据存在X里"): a sentence encoder's cosine, the one way to tell across
+# languages that two values fill one slot.
+FrameSimilarity = Callable[[str, str], float]
+FRAME_MATCH = 0.7         # across languages
+FRAME_MATCH_WORDS = 0.65  # in one language, where the words around the values already line up
+
+
+def judge(a: str, b: str, frames: FrameSimilarity | None = None) -> Judged:
     """Two memories already found alike (by wording or meaning): what are they to each other?
-    ``ambiguous`` when the rules cannot tell — across languages a name written in one
-    script ("Suzhou") cannot be matched with the other ("厦门"): a model decides, or nothing
-    is merged."""
-    if _seen(a)[2] != _seen(b)[2] and denies(a, b):
-        return "contradiction"  # "likes jazz" / "doesn't like jazz": a many-valued frame, one value denied
-    if value_clash(a, b) is not None:
-        return "distinct" if many_valued(a, b) or _same_ending(a, b) or _two_places(a, b) else "contradiction"
-    if other_subjects(a, b):
-        return "distinct"
-    if cjk(a) == cjk(b) and not shared_content(a, b):
-        return "ambiguous"  # only the embedder says they are alike: a model decides, or nothing merges
-    if cjk(a) != cjk(b):
+    Negation and opposite markers first, then the values each pins down, then the frame
+    around what differs, then language; ``ambiguous`` when the rules cannot tell (a model
+    decides, or nothing is merged)."""
+    one_language = cjk(a) == cjk(b)
+    verdict = _by_negation(a, b, one_language) or _by_values(a, b, one_language, frames) or _by_frame(a, b, one_language)
+    return verdict or _by_language(a, b, one_language)
+
+
+def masked(text: str) -> str:
+    """The memory with its values (numbers, names, Latin words in Chinese text) as "X"."""
+    out = _NUMBER.sub("X", text)
+    return _LATIN_IN_CJK.sub("X", out) if cjk(text) else _NAME.sub("X", _MONTH.sub("X", out))
+
+
+def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
+    if _seen(a)[2] != _seen(b)[2]:
+        if denies(a, b):
+            return "contradiction"  # "likes jazz" / "doesn't like jazz": a many-valued frame, one value denied
+        if not opposite(a, b) and (not one_language or negates_shared(a, b)):
+            # the negation may well govern what they share ("不允许mock数据库" / "同意mock数据库"),
+            # or cannot be read across languages: never one memory
+            return "ambiguous"
+    if opposite(a, b) and (not one_language or shared_content(a, b)):
+        return "contradiction"  # "deploys happen automatically" / "需要手动触发部署"
+    return None
+
+
+def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | None) -> Judged | None:
+    if value_clash(a, b) is None:
+        if one_language and not cjk(a) and _end_swap(a, b) and not many_valued(a, b):
+            return "contradiction"  # "The default branch is called master" / "… is named main"
+        return None
+    if not one_language:  # the words around the values cannot be compared: the frames' meaning can
+        if many_valued(a, b) or frames is None or frames(masked(a), masked(b)) < FRAME_MATCH:
+            return "ambiguous"
+        return "contradiction"
+    if frames is not None and frames(masked(a), masked(b)) < FRAME_MATCH_WORDS:
+        return "distinct"  # values in two different statements ("hand-off every Wednesday" / "Dependabot PRs")
+    return "distinct" if many_valued(a, b) or _same_ending(a, b) or _two_places(a, b) else "contradiction"
+
+
+def _by_frame(a: str, b: str, one_language: bool) -> Judged | None:
+    if other_subjects(a, b) or _two_places(a, b):
+        return "distinct"  # "[Alice] reviews [frontend] code" / "[Bob] reviews [backend] code"
+    mx, my, p, _ = _middles(a, b)
+    if p > 0 and different_predicates(list(mx), list(my)):
+        return "distinct"  # "Felix lives in Boston" / "Felix is a nurse": two facts about one person
+    if many_valued(a, b) and _own_content(a, b) and _own_content(b, a):
+        return "distinct"  # "用户喜欢看科幻小说" / "用户也喜欢看悬疑电影": another value of a many-valued thing
+    if one_language and not shared_content(a, b):
+        return "ambiguous"  # only the embedder says they are alike
+    return None
+
+
+def _by_language(a: str, b: str, one_language: bool) -> Judged:
+    if not one_language:  # a name in Latin letters must be in the other too ("Suzhou" / "厦门": cannot tell)
         latin, other = (b, a) if cjk(a) else (a, b)
         names = {v for v in _seen(latin)[1] if not v[:1].isdigit()}
         if any(v not in other.casefold() and v not in _seen(other)[1] for v in names):
@@ -116,23 +190,94 @@ def judge(a: str, b: str) -> Judged:
     return "duplicate"
 
 
+def _end_swap(a: str, b: str) -> bool:
+    """All but the last word of one is said by the other (synonyms as one), and the last
+    words differ and appear nowhere else: one slot, at the end, with two values written
+    as plain words ("called master" / "named main")."""
+    x = [CANON.get(t, t) for t in _seen(a)[0] if t not in GENERIC]
+    y = [CANON.get(t, t) for t in _seen(b)[0] if t not in GENERIC]
+    if len(x) < 3 or len(y) < 3 or x[-1] == y[-1] or x[-1] in y or y[-1] in x:
+        return False
+    short, long_ = (x, y) if len(x) <= len(y) else (y, x)
+    return set(short[:-1]) <= set(long_[:-1]) and bool(set(short[:-1]) - OWNER_WORDS)
+
+
+def _own_content(a: str, b: str) -> bool:
+    """``a`` says something ``b`` does not: a content word (synonyms as one) missing from ``b``."""
+    have = {CANON.get(t, t) for t in _seen(b)[0]}
+    return any(CANON.get(t, t) not in have for t in _seen(a)[0] if t not in GENERIC and t not in OWNER_WORDS
+               and without_negation([t]))
+
+
 _ZH_MODALS = frozenset("要会能想应该可必须得再太")
+
+
+_CLAUSE = re.compile(r"[,;:.!?](?=\s|$)|[，。；：！？、]|\s[-–—]\s")  # not the dot in ".env", "v1.2"
+
+
+@lru_cache(maxsize=131_072)
+def _negation_scopes(text: str) -> tuple[tuple[str, ...], ...]:
+    """The words each negation governs: up to three content words after it, in its own
+    clause ("We don't use Sentry; errors go to Rollbar": only Sentry)."""
+    out = []
+    for clause in _CLAUSE.split(text):
+        seq = words(clause)
+        for k, t in enumerate(seq):
+            if without_negation([t]):
+                continue
+            out.append(tuple([w for w in without_negation(seq[k + 1:k + 5])
+                              if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS][:3]))
+    return tuple(out)
+
+
+def _negated_side(a: str, b: str) -> tuple[str, set[str]]:
+    neg, other = (a, b) if _seen(a)[2] else (b, a)
+    return neg, set(_seen(other)[0])
 
 
 def denies(a: str, b: str) -> bool:
     """The negated one denies what the other says: the words its negation governs (up to
     three after it) are all in the other ("Never squash commits" / "Always squash commits"),
     not just any negation somewhere ("Use pnpm, not npm" / "The package manager is pnpm")."""
-    neg, other = (a, b) if _seen(a)[2] else (b, a)
-    seq, said = _seen(neg)[0], set(_seen(other)[0])
-    for k, t in enumerate(seq):
-        if without_negation([t]):
-            continue
-        scope = [w for w in without_negation(list(seq[k + 1:k + 5]))
-                 if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS][:3]
-        if scope and all(w in said for w in scope):
-            return True
-    return not any(not without_negation([t]) for t in seq)  # negated by a form the word list misses: assume so
+    neg, said = _negated_side(a, b)
+    scopes = _negation_scopes(neg)
+    if any(scope and all(w in said for w in scope) for scope in scopes):
+        return True
+    return not scopes  # negated by a form the word list misses: assume so
+
+
+def negates_shared(a: str, b: str) -> bool:
+    """Some word the negation governs is in the other memory too: "not npm" next to a
+    memory without npm negates something else, "不允许mock数据库" next to "mock数据库" does not."""
+    neg, said = _negated_side(a, b)
+    return any(w in said for scope in _negation_scopes(neg) for w in scope)
+
+
+# Markers that cannot both hold of one thing: (one side, the other side), English and Chinese.
+_OPPOSITES = [(frozenset(x.split("|")), frozenset(y.split("|"))) for x, y in (
+    ("automatic|automatically|自动", "manual|manually|by hand|hand-written|手动|人工|手工"),
+    ("always|总是|每次都|一律", "never|从不|绝不|永远不"),
+    ("required|mandatory|compulsory|必须|必需|强制", "optional|not required|可选|不必|无需|不需要"),
+    ("enabled|开启|启用|打开", "disabled|关闭|禁用"),
+    ("allowed|permitted|允许|可以", "forbidden|prohibited|banned|not allowed|禁止|不允许|不准|不要|不能"),
+)]
+_MARKER = re.compile("|".join(
+    rf"\b{re.escape(m)}\b" if m.isascii() else re.escape(m)
+    for m in sorted({m for x, y in _OPPOSITES for m in x | y}, key=len, reverse=True)), re.IGNORECASE)
+
+
+@lru_cache(maxsize=131_072)
+def _markers(text: str) -> frozenset[tuple[int, int]]:
+    found = {m.group(0).casefold() for m in _MARKER.finditer(text)}
+    return frozenset((k, side) for k, pair in enumerate(_OPPOSITES) for side in (0, 1) if found & pair[side])
+
+
+def opposite(a: str, b: str) -> bool:
+    """One says "automatically", "always", "required", the other "manually", "never",
+    "optional" (in either language), and neither says both."""
+    ma, mb = _markers(a), _markers(b)
+    return any((k, side) in ma and (k, 1 - side) in mb and (k, 1 - side) not in ma and (k, side) not in mb
+               for k, side in ma)
 
 
 def _middles(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...], int, int]:
@@ -148,6 +293,8 @@ def _two_places(a: str, b: str) -> bool:
     mx, my, _, _ = _middles(a, b)
     # a shared Chinese character ("云" in 阿里云 / 腾讯云) is part of the values, not a word between them
     shared = {t for t in (set(mx) & set(my)) - GENERIC - OWNER_WORDS if len(t) > 1}
+    # a value both name ("July" in "July 14" / "July 4") is part of the value, not a word between
+    shared -= set(words(" ".join(_seen(a)[1] & _seen(b)[1])))
 
     def between(seq: tuple[str, ...]) -> bool:
         inside = [k for k, t in enumerate(seq) if t in shared]
@@ -205,8 +352,12 @@ def judge_with_llm(pairs: list[tuple[str, str]], llm: LLM, cache: dict[tuple[str
 
 def different_predicates(left: list[str], right: list[str]) -> bool:
     """Two statements about one thing, not two values of one attribute: "Mei lives in
-    Denver" / "Mei is a pilot" differ from their predicate on."""
-    return bool(left and right and (left[0] in _PREDICATE or right[0] in _PREDICATE) and left[0] != right[0])
+    Denver" / "Mei is a pilot" differ from their predicate on (synonyms as one; a
+    predicate the other side has further on is the same statement reordered)."""
+    if not (left and right):
+        return False
+    lc, rc = [CANON.get(t, t) for t in left], [CANON.get(t, t) for t in right]
+    return (left[0] in _PREDICATE and lc[0] not in rc) or (right[0] in _PREDICATE and rc[0] not in lc)
 
 
 # "we moved from Heroku to Lambda", "switched from npm to pnpm", "replaced Jenkins with GitHub Actions",

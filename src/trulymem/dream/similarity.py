@@ -23,6 +23,7 @@ from trulymem.text.stopwords import CHINESE, ENGLISH
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _STEMMER = snowballstemmer.stemmer("english")
 _ZH_FUNCTION = set("的了是在和与或吗呢吧啊我你他她它们这那个很也都就还又把被给对从向而且但却么")
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "won't", "cannot",
@@ -50,15 +51,14 @@ def _stem(word: str) -> str:
 def words(text: str) -> list[str]:
     """Significant words in order: stemmed English content words, Chinese content characters."""
     out: list[str] = []
-    for w in _WORD.findall(text.casefold().replace("'", "").replace("’", "")):
-        if _CJK_CHAR.search(w):
-            for ch in w:
-                if _CJK_CHAR.match(ch) and ch not in _ZH_FUNCTION and ch not in CHINESE:
-                    out.append(ch)
-                elif not _CJK_CHAR.match(ch) and ch.isalnum():
-                    out.append(ch)
-        elif w in _KEEP or w not in ENGLISH:  # "not"/"no" are stopwords but carry the meaning here
-            out.append(_stem(ABBREVIATIONS.get(w, w)))
+    for token in _WORD.findall(text.casefold().replace("'", "").replace("’", "")):
+        # "python服务用pytest": each Chinese character, and each Latin run as one word
+        for w in _RUNS.findall(token) if _CJK_CHAR.search(token) else (token,):
+            if _CJK_CHAR.match(w):
+                if w not in _ZH_FUNCTION and w not in CHINESE:
+                    out.append(w)
+            elif w in _KEEP or w not in ENGLISH:  # "not"/"no" are stopwords but carry the meaning here
+                out.append(_stem(ABBREVIATIONS.get(w, w)))
     return out
 
 

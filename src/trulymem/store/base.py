@@ -246,6 +246,21 @@ class Store(ABC):
     def vector_search(self, scope: Scope, query: Any, limit: int) -> list[tuple[str, float]]:
         """``(node_id, cosine)`` of the scope's nodes nearest to ``query``, best first."""
 
+    # a cache of text vectors by model (not the recall index): bulk passes encode only what is new
+    @abstractmethod
+    def cached_vectors(self, scope: Scope, model: str, digests: Sequence[bytes]) -> dict[bytes, bytes]:
+        """The cached float32 vector bytes for those text digests that have one (one user's
+        scope: its agent and app, as set, name the cache's namespace)."""
+
+    @abstractmethod
+    def put_cached_vectors(self, scope: Scope, model: str, items: Sequence[tuple[bytes, bytes]]) -> None:
+        """Cache (digest, float32 vector bytes) pairs, replacing earlier ones."""
+
+    @abstractmethod
+    def prune_cached_vectors(self, scope: Scope, model: str, keep: Sequence[bytes]) -> int:
+        """Drop the scope's cached vectors of ``model`` whose digest is not in ``keep``
+        (texts no longer stored); returns how many went."""
+
     @abstractmethod
     def list_facts(self, query: FactQuery, after: str | None, limit: int) -> tuple[list[Fact], str | None]:
         """Facts matching ``query`` in the order they were stored, ``limit`` at a time:

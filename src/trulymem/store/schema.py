@@ -132,6 +132,23 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         );
         """,
     ),
+    (
+        4,
+        "text vector cache",
+        """
+        -- vectors of memory texts by model, kept so a pass over every memory (the dream)
+        -- encodes only what is new. Derived data, dropped when its text is no longer stored.
+        -- part: the agent/app namespace the pass read ("*" for all)
+        CREATE TABLE text_vectors(
+            user_id TEXT NOT NULL,
+            part TEXT NOT NULL,
+            model TEXT NOT NULL,
+            digest BLOB NOT NULL,
+            vec BLOB NOT NULL,
+            PRIMARY KEY(user_id, part, model, digest)
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -9,10 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 from trulymem.embed.base import Matrix, cosine_top_k
-from trulymem.errors import Conflict
+from trulymem.errors import Conflict, InvalidInput
 from trulymem.model import Node, Scope
 from trulymem.store.sqlite.connection import SQLiteBase
-from trulymem.store.sqlite.rows import NODE_COLS, row_to_node, scope_sql
+from trulymem.store.sqlite.rows import NODE_COLS, chunks, marks, row_to_node, scope_sql
 
 
 class VectorMixin(SQLiteBase):
@@ -65,6 +65,35 @@ class VectorMixin(SQLiteBase):
     def count_nodes_without_vectors(self) -> int:
         return int(self._q("SELECT count(*) FROM nodes n WHERE NOT EXISTS "
                            "(SELECT 1 FROM node_vectors v WHERE v.node_rid = n.rid)")[0][0])
+
+    @staticmethod
+    def _cache_key(scope: Scope) -> tuple[str, str]:
+        if scope.user_id is None:
+            raise InvalidInput("the vector cache is kept per user: name the user", field="user_id")
+        return scope.user_id, f"{scope.agent_id or '*'}/{scope.app_id or '*'}"
+
+    def cached_vectors(self, scope: Scope, model: str, digests: Sequence[bytes]) -> dict[bytes, bytes]:
+        user, part = self._cache_key(scope)
+        found: dict[bytes, bytes] = {}
+        for chunk in chunks(list(digests)):
+            found.update(self._q(f"SELECT digest, vec FROM text_vectors WHERE user_id = ? AND part = ? AND model = ? "
+                                 f"AND digest IN ({marks(len(chunk))})", [user, part, model, *chunk]))
+        return found
+
+    def put_cached_vectors(self, scope: Scope, model: str, items: Sequence[tuple[bytes, bytes]]) -> None:
+        user, part = self._cache_key(scope)
+        self._many("INSERT INTO text_vectors(user_id, part, model, digest, vec) VALUES (?, ?, ?, ?, ?) "
+                   "ON CONFLICT(user_id, part, model, digest) DO UPDATE SET vec = excluded.vec",
+                   [(user, part, model, d, v) for d, v in items])
+
+    def prune_cached_vectors(self, scope: Scope, model: str, keep: Sequence[bytes]) -> int:
+        user, part = self._cache_key(scope)
+        keep_set = set(keep)
+        stale = [(user, part, model, d) for (d,) in
+                 self._q("SELECT digest FROM text_vectors WHERE user_id = ? AND part = ? AND model = ?",
+                         (user, part, model)) if d not in keep_set]
+        self._many("DELETE FROM text_vectors WHERE user_id = ? AND part = ? AND model = ? AND digest = ?", stale)
+        return len(stale)
 
     def vector_search(self, scope: Scope, query: npt.NDArray[np.float32], limit: int) -> list[tuple[str, float]]:
         where, params = scope_sql(scope, "n")
