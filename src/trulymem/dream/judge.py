@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
-from trulymem.dream.similarity import common_ends, negated, without_negation, words
+from trulymem.dream.similarity import ABBREVIATIONS, common_ends, negated, without_negation, words
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_PHRASES, OWNER_WORDS
 from trulymem.errors import TrulyMemError
 from trulymem.llm.base import LLM, json_reply
@@ -45,7 +45,8 @@ _VALUE_WORD = re.compile(r"\b(?:" + "|".join(w for w in _VALUE_WORDS if w.isasci
                          + "|".join(sorted((w for w in _VALUE_WORDS if not w.isascii()), key=len, reverse=True)),
                          re.IGNORECASE)
 _PREDICATE = frozenset(words("is are was were be been has have had lives works likes loves plays owns speaks "
-                             "uses prefers moved studies teaches runs drives goes wants needs knows"))
+                             "uses prefers moved studies teaches runs drives goes wants needs knows")) | \
+    frozenset("住养喜爱读学做当有")  # Chinese verbs that start a fact about someone (住在成都 / 是一名律师)
 
 
 @lru_cache(maxsize=131_072)
@@ -78,7 +79,7 @@ def values(text: str) -> set[str]:
     if cjk(text):
         found |= {m.group(0).casefold().rstrip(".") for m in _LATIN_IN_CJK.finditer(text)}
     found |= {m.group(0).casefold() for m in _MONTH.finditer(text)}
-    found |= {m.group(0).casefold().strip(".") for m in _NAME.finditer(text)}
+    found |= {ABBREVIATIONS.get(n, n) for n in (m.group(0).casefold().strip(".") for m in _NAME.finditer(text))}
     words_found = {_VALUE_WORDS[m.group(0).casefold()] for m in _VALUE_WORD.finditer(text)}
     # a language or number named in words stands for itself, not as a Latin-letter name too
     found -= {m.group(0).casefold() for m in _VALUE_WORD.finditer(text)}
@@ -103,11 +104,12 @@ def many_valued(a: str, b: str) -> bool:
 def _same_ending(a: str, b: str) -> bool:
     """Both end in the same statement ("svc-3 uses Redis" / "svc-7 uses Redis"): what
     differs comes before it, so they are about different things, not different values.
-    A shared unit or one character ("30天" / "14天") is not an ending."""
+    A shared unit, noun or character ("30天" / "14天", "in YAML files" / "in TOML files") is
+    not a statement: it takes two words, or a verb."""
     x, y = _seen(a)[0], _seen(b)[0]
     _, q = common_ends(x, y)
     tail = x[len(x) - q:]
-    return q > 0 and q < min(len(x), len(y)) and (any(len(t) >= 3 and not t.isdigit() for t in tail) or q >= 2)
+    return 0 < q < min(len(x), len(y)) and (q >= 2 or any(t in _PREDICATE for t in tail))
 
 
 def cjk(text: str) -> bool:
@@ -155,21 +157,29 @@ def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
 
 
 def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | None) -> Judged | None:
-    if value_clash(a, b) is None:
-        if one_language and not cjk(a) and _end_swap(a, b) and not many_valued(a, b):
-            return "contradiction"  # "The default branch is called master" / "… is named main"
-        return None
+    clash = value_clash(a, b)
+    if clash is None:
+        if not one_language or not (_one_slot(a, b) or (not cjk(a) and _end_swap(a, b))):
+            return None
+        # one slot, two values written as plain words ("prefers dark mode" / "light mode",
+        # "called master" / "named main"): a disagreement, unless the frame takes many values
+        mx, my, p, _ = _middles(a, b)
+        many = many_valued(a, b) or (p > 0 and different_predicates(list(mx), list(my)))
+        return "distinct" if many else "contradiction"
     if not one_language:  # the words around the values cannot be compared: the frames' meaning can
         if many_valued(a, b) or frames is None or frames(masked(a), masked(b)) < FRAME_MATCH:
             return "ambiguous"
         return "contradiction"
     if frames is not None and frames(masked(a), masked(b)) < FRAME_MATCH_WORDS:
         return "distinct"  # values in two different statements ("hand-off every Wednesday" / "Dependabot PRs")
-    return "distinct" if many_valued(a, b) or _same_ending(a, b) or _two_places(a, b) else "contradiction"
+    counts = all(v[:1].isdigit() or v.startswith("n") and v[1:].isdigit() for side in clash for v in side)
+    # "has two bedrooms" / "has three bedrooms": a count is one value even where the verb takes many
+    many = many_valued(a, b) and not counts
+    return "distinct" if many or _same_ending(a, b) or _two_places(a, b) else "contradiction"
 
 
 def _by_frame(a: str, b: str, one_language: bool) -> Judged | None:
-    if other_subjects(a, b) or _two_places(a, b):
+    if other_subjects(a, b) or _two_places(a, b, small=4):
         return "distinct"  # "[Alice] reviews [frontend] code" / "[Bob] reviews [backend] code"
     mx, my, p, _ = _middles(a, b)
     if p > 0 and different_predicates(list(mx), list(my)):
@@ -188,6 +198,25 @@ def _by_language(a: str, b: str, one_language: bool) -> Judged:
         if any(v not in other.casefold() and v not in _seen(other)[1] for v in names):
             return "ambiguous"
     return "duplicate"
+
+
+def _span(tokens: list[str]) -> int:
+    """Words in a differing part; a run of up to three Chinese characters is one word."""
+    return 1 if tokens and len(tokens) <= 3 and all(_CJK_CHAR.match(t) for t in tokens) else len(tokens)
+
+
+def _one_slot(a: str, b: str) -> bool:
+    """The same wording with one short part swapped for another that shares nothing with it
+    (synonyms as one), around something said ("Our office is in [the suburbs]")."""
+    mx, my, p, q = _middles(a, b)
+    left, right = [t for t in mx if t not in GENERIC], [t for t in my if t not in GENERIC]
+    if not left or not right or max(_span(left), _span(right)) > 2:
+        return False
+    if {CANON.get(t, t) for t in left} & {CANON.get(t, t) for t in right}:
+        return False
+    seq = _seen(a)[0]
+    around = [t for t in (*seq[:p], *seq[len(seq) - q:]) if t not in GENERIC and t not in OWNER_WORDS]
+    return bool(around)
 
 
 def _end_swap(a: str, b: str) -> bool:
@@ -225,8 +254,10 @@ def _negation_scopes(text: str) -> tuple[tuple[str, ...], ...]:
         for k, t in enumerate(seq):
             if without_negation([t]):
                 continue
-            out.append(tuple([w for w in without_negation(seq[k + 1:k + 5])
-                              if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS][:3]))
+            han = _CJK_CHAR.match(t) is not None  # a Chinese negation governs the rest of its clause
+            after = [w for w in without_negation(seq[k + 1:] if han else seq[k + 1:k + 5])
+                     if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS]
+            out.append(tuple(after if han else after[:3]))
     return tuple(out)
 
 
@@ -250,7 +281,9 @@ def negates_shared(a: str, b: str) -> bool:
     """Some word the negation governs is in the other memory too: "not npm" next to a
     memory without npm negates something else, "不允许mock数据库" next to "mock数据库" does not."""
     neg, said = _negated_side(a, b)
-    return any(w in said for scope in _negation_scopes(neg) for w in scope)
+    # one Chinese character in common says little ("不再新增JS文件" / "新写的前端代码"): two do
+    return any(sum(w in said for w in scope if _CJK_CHAR.match(w)) >= 2 or
+               any(w in said for w in scope if not _CJK_CHAR.match(w)) for scope in _negation_scopes(neg))
 
 
 # Markers that cannot both hold of one thing: (one side, the other side), English and Chinese.
@@ -286,20 +319,25 @@ def _middles(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...], int, int
     return x[p:len(x) - q], y[p:len(y) - q], p, q
 
 
-def _two_places(a: str, b: str) -> bool:
+def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
     """They differ in two places with shared words between ("The [production] Redis node is a
     [cache.r6g.large]" / "The [staging] Redis node is a [cache.t3.small]"): another subject
-    with another value, not one slot with two values."""
+    with another value, not one slot with two values. ``small``: at most that many differing
+    words a side (two short swaps, not a paraphrase that shares a few words)."""
     mx, my, _, _ = _middles(a, b)
-    # a shared Chinese character ("云" in 阿里云 / 腾讯云) is part of the values, not a word between them
+    # a shared Chinese character ("云" in 阿里云 / 腾讯云) is part of the values, not a word between
+    # them; two in a row ("负责" in 李娜负责后端 / 张伟负责前端) are a word
+    pairs = set(zip(mx, mx[1:])) & set(zip(my, my[1:]))
     shared = {t for t in (set(mx) & set(my)) - GENERIC - OWNER_WORDS if len(t) > 1}
+    shared |= {t for pair in pairs for t in pair if _CJK_CHAR.match(t)}
     # a value both name ("July" in "July 14" / "July 4") is part of the value, not a word between
     shared -= set(words(" ".join(_seen(a)[1] & _seen(b)[1])))
 
     def between(seq: tuple[str, ...]) -> bool:
         inside = [k for k, t in enumerate(seq) if t in shared]
         return bool(inside) and any(t not in shared for t in seq[:inside[0]]) and \
-            any(t not in shared for t in seq[inside[-1] + 1:])
+            any(t not in shared for t in seq[inside[-1] + 1:]) and \
+            (small is None or sum(t not in shared for t in seq) <= small)
     return between(mx) and between(my)
 
 
@@ -315,7 +353,11 @@ def other_subjects(a: str, b: str) -> bool:
     mx, my, p, q = _middles(a, b)
     mid_x = {CANON.get(t, t) for t in mx} - GENERIC - OWNER_WORDS
     mid_y = {CANON.get(t, t) for t in my} - GENERIC - OWNER_WORDS
-    return p > 0 and q >= 2 and bool(mid_x) and bool(mid_y) and not mid_x & mid_y
+    seq = _seen(a)[0]
+    # an ending that is only a value ("works at [Acme Corp]" / "'s employer is [Acme Corp]") is
+    # what both say, not a frame around two subjects
+    frame = set(seq[len(seq) - q:]) - set(words(" ".join(_seen(a)[1])))
+    return p > 0 and q >= 2 and bool(mid_x) and bool(mid_y) and not mid_x & mid_y and bool(frame)
 
 
 JUDGE_PROMPT = (

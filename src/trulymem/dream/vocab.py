@@ -38,7 +38,8 @@ OWNER_WORDS = frozenset(words("user users team project we our i my me 用户 我
 SYNONYMS = [frozenset(words(g)) | frozenset(g.split()) for g in (
     "like love enjoy adore fond prefer favor 喜 欢 爱 喜欢 喜爱",
     "call called name named titled 叫 名叫",
-    "live lives resides based located 住 住在",
+    "live lives resides based located 住 住在 家",
+    "work works working employ employer employed",
     "store stored keep kept save saved put",
     "manage managed handle handled maintain maintained own owned run",
     "ship shipped send sent forward forwarded",
