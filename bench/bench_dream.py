@@ -31,7 +31,9 @@ from typing import Any
 from dream_quality import print_quality, quality  # type: ignore[import-not-found]  (bench/ is not a package)
 
 from trulymem import TrulyMem
+from trulymem.config import Settings
 from trulymem.dream import run_dream
+from trulymem.llm import get_llm
 from trulymem.memories import MEMORY_RELATION
 
 # The first three have been looked at pair by pair while building the detector (dev sets);
@@ -142,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="the dream's embedder: auto (default: what trulymem dream uses), none (words only), use, e5 …")
     ap.add_argument("--corpus", choices=["notes", "templated"], default="notes",
                     help="scale corpus: Zipf-worded notes, or templated notes with many values per frame")
+    ap.add_argument("--judge", choices=["none", "labels", "model"], default="none",
+                    help="who judges the pairs the rules cannot: nobody (plain install), the fixture's labels "
+                         "(a model that is always right: an upper bound), or the chat model configured by "
+                         "TRULYMEM_LLM_MODEL / TRULYMEM_LLM_BASE_URL / TRULYMEM_LLM_API_KEY")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: one scale run in this process
     args = ap.parse_args(argv)
@@ -149,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         print(json.dumps(scale_once(args.one, embedder, args.corpus)))
         return 0
-    qs = [quality(f, embedder) for f in FIXTURES]
+    judge: Any = None if args.judge == "none" else "labels" if args.judge == "labels" else \
+        get_llm(Settings.load().llm)
+    qs = [quality(f, embedder, judge) for f in FIXTURES]
     scale: dict[int, list[dict[str, Any]]] = {}
     for n in args.sizes:
         for _ in range(args.runs):

@@ -11,6 +11,7 @@ merged or pruned, expired memories pruned.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
@@ -20,6 +21,8 @@ from typing import Any
 
 from trulymem import TrulyMem
 from trulymem.dream import analyze, dream_embedder, load_retention
+from trulymem.dream.analyze import JUDGE_CACHE
+from trulymem.llm.base import LLM, LLMResponse, Message
 from trulymem.memories import MEMORY_RELATION, iter_memories
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -68,15 +71,47 @@ def by_category(found: set[frozenset[str]], labelled: list[tuple[list[str], str]
     return {cat: f"{h}/{n}" for cat, (h, n) in sorted(hit.items())}
 
 
+class LabelJudge(LLM):
+    """A chat model that answers the dream's judge prompt from the fixture's labels: how far
+    the pipeline gets when a model judges every pair it is sent correctly (an upper bound for
+    "with a model"), through the real prompt, parsing and cache. Unlabelled pairs: distinct."""
+
+    model = "labels"
+
+    def __init__(self, data: dict[str, Any], text: dict[str, str]) -> None:
+        self.verdicts: dict[frozenset[str], str] = {}
+        for ids, _ in _labels(data["duplicates"]):  # an id missing was merged as it was written
+            for x, y in combinations(ids, 2):
+                if x in text and y in text:
+                    self.verdicts[frozenset((text[x], text[y]))] = "duplicate"
+        for ids, _ in _labels(data["contradictions"]):
+            if ids[0] in text and ids[1] in text:
+                self.verdicts[frozenset((text[ids[0]], text[ids[1]]))] = "contradiction"
+        self.pairs_judged = 0
+
+    def _complete(self, messages: list[Message], tools: list[dict[str, Any]], on_text: Any) -> LLMResponse:
+        answers = []
+        for line in str(messages[-1]["content"]).splitlines():
+            m = re.match(r"(\d+)\. A: (.*) \| B: (.*)$", line)
+            if m:
+                self.pairs_judged += 1
+                answers.append({"pair": int(m.group(1)),
+                                "verdict": self.verdicts.get(frozenset((m.group(2), m.group(3))), "distinct")})
+        return LLMResponse(content=json.dumps(answers))
+
+
 def quality(fixture: Path, embedder: str | None, llm: Any = None) -> dict[str, Any]:
     """Detection quality on a labelled fixture, the memory stored as a plain install stores
     it; ``embedder`` is the dream's (``auto``: what ``trulymem dream`` uses, ``none``: words only)."""
     data = json.loads(fixture.read_text(encoding="utf-8"))
+    JUDGE_CACHE.clear()  # each fixture judged afresh
     clock = [NOW]
     with tempfile.TemporaryDirectory() as tmp, TrulyMem(Path(tmp) / "q.db", user_id="q", app_id="fixture",
                                                         clock=lambda: clock[0]) as mem:
         ids, at_write = load(mem, data, clock)
         items = list(iter_memories(mem.store, mem.scope))
+        if llm == "labels":  # the texts as the judge sees them ("user lives_in Suzhou" for a triplet)
+            llm = LabelJudge(data, {ids[m.id]: m.memory for m in items})
         a = analyze(items, load_retention(), NOW, embedder=dream_embedder(embedder or "none", mem.embedder),
                     **({"llm": llm} if llm else {}))
     dups, cons = _labels(data["duplicates"]), _labels(data["contradictions"])
@@ -90,7 +125,8 @@ def quality(fixture: Path, embedder: str | None, llm: Any = None) -> dict[str, A
     expired = set(data.get("expired", []))
     pinned = set(data.get("pinned", [])) | {m["id"] for m in data["memories"] if m.get("pinned")}
     return {
-        "fixture": fixture.name, "memories": len(items),
+        "fixture": fixture.name, "memories": len(items), "judge": getattr(llm, "model", None) if llm else None,
+        "model_pairs": getattr(llm, "pairs_judged", None),
         "duplicates": pr(found_d, _pairs([g for g, _ in dups])) | {"by_category": by_category(found_d, dups)},
         "contradictions": pr(found_c, want_c) | {"by_category": by_category(found_c, cons)},
         "look_alikes_hit": sorted(sorted(p) for p in _pairs([g for g, _ in looks]) & (found_d | found_c)),
@@ -108,7 +144,9 @@ def print_quality(q: dict[str, Any], embedder: str, held_out: bool = False) -> N
     """The figures; for a held-out fixture no pair lists and no look-alike ids, so nobody
     tunes the detector on what it got wrong there."""
     d, c = q["duplicates"], q["contradictions"]
-    print(f"quality on {q['fixture']} ({q['memories']} memories, embedder {embedder}):")
+    judged = f", ambiguous pairs judged by {q['judge']}" if q.get("judge") else ", no model"
+    sent = f" ({q['model_pairs']} pairs sent)" if q.get("model_pairs") is not None else ""
+    print(f"quality on {q['fixture']} ({q['memories']} memories, embedder {embedder}{judged}{sent}):")
     print(f"  duplicates     precision {d['precision']:.3f}  recall {d['recall']:.3f}  "
           f"({d['found']} pairs found, {d['labelled']} labelled; targets 0.95 / 0.85)  {d['by_category']}")
     print(f"  contradictions precision {c['precision']:.3f}  recall {c['recall']:.3f}  "

@@ -166,3 +166,48 @@ def test_a_plain_install_finds_paraphrases_in_english_and_chinese(db_path: Path,
     merged = sorted(sorted(m.memory for m in g.items) for g in res.analysis.merges)
     assert merged == [["User prefers replies in Chinese", "用户希望用中文回复"], ["他吃不了辣的东西", "用户不吃辣"]]
     assert not res.analysis.conflicts
+
+
+def _judge_pairs() -> dict[str, list[list[str]]]:
+    import json
+
+    data: dict[str, list[list[str]]] = json.loads(
+        (Path(__file__).parent / "fixtures" / "judge_pairs.json").read_text(encoding="utf-8"))
+    return data
+
+
+def test_the_judge_without_a_model_on_pairs_written_apart_from_it() -> None:
+    from trulymem.dream import dream_embedder
+    from trulymem.dream.analyze import _frame_similarity
+    from trulymem.dream.judge import judge
+
+    frames = _frame_similarity(dream_embedder("auto", None))
+    pairs = _judge_pairs()
+    wrong = [(want, a, b, got) for want in ("contradiction", "duplicate") for a, b in pairs[want]
+             if (got := judge(a, b, frames)) != want]
+    wrong += [("not duplicate", a, b, "duplicate") for a, b in pairs["not_duplicate"] if judge(a, b, frames) == "duplicate"]
+    assert wrong == []
+
+
+def test_with_a_model_pairs_alike_only_in_meaning_merge_only_when_it_agrees(db_path: Path, tmp_path: Path) -> None:
+    from trulymem.llm import ScriptedLLM
+
+    texts = ["The user keeps a daily journal.", "Writing in a diary every evening is part of the user's routine.",
+             "The user is a backend engineer.", "用户是做后端开发的。"]
+    with TrulyMem(db_path, user_id="u", app_id="p") as mem:
+        mem.commit([note(t, "pref") for t in texts])
+        items = list(iter_memories(mem.store, mem.scope))
+    asked: list[str] = []
+
+    def reply(messages: list[dict[str, Any]]) -> str:
+        listing = [line for line in str(messages[0]["content"]).splitlines() if line[:1].isdigit()]
+        asked.extend(listing)
+        return str([{"pair": n, "verdict": "duplicate" if "journal" in line else "distinct"}
+                    for n, line in enumerate(listing)]).replace("'", '"')
+
+    from trulymem.dream import dream_embedder
+
+    a = analyze(items, load_retention(), datetime.now(UTC), embedder=dream_embedder("auto", None),
+                llm=ScriptedLLM([reply]))
+    assert any("journal" in line for line in asked) and any("backend" in line for line in asked)
+    assert [sorted(m.memory for m in g.items) for g in a.merges] == [sorted(texts[:2])]

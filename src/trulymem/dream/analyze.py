@@ -21,7 +21,7 @@ from trulymem.dream.findings import (
     kind_of,
     text_of,
 )
-from trulymem.dream.judge import FrameSimilarity, judge, judge_with_llm
+from trulymem.dream.judge import FrameSimilarity, Judged, judge, judge_with_llm
 from trulymem.dream.policy import Retention
 from trulymem.dream.similarity import document_frequencies, words
 from trulymem.dream.vocab import CANON, GENERIC, IDENT, PATH, PROPER
@@ -60,15 +60,12 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     # contradicted, never merged): only duplicates merge; a clash of values or of negation is a
     # conflict, another value of a many-valued thing is nothing
     step("Analysing: duplicates", 2, 4)
-    sims = duplicate_candidates(rest, sets, df, held, distinct, cfg, embedder)
+    sims, lexical = duplicate_candidates(rest, sets, df, held, distinct, cfg, embedder, wide=llm is not None)
     step("Analysing: judging pairs", 3, 4)
     frames = _frame_similarity(embedder)
     verdicts = {pair: judge(rest[pair[0]].memory, rest[pair[1]].memory, frames) for pair in sims}
-    ambiguous = [pair for pair, v in verdicts.items() if v == "ambiguous"]
-    if ambiguous and llm is not None:
-        said, out.warnings = judge_with_llm([(rest[i].memory, rest[j].memory) for i, j in ambiguous], llm,
-                                            JUDGE_CACHE)
-        verdicts.update({pair: v for pair, v in zip(ambiguous, said) if v is not None})  # type: ignore[misc]
+    if llm is not None:
+        verdicts, out.warnings = _ask_model(rest, verdicts, lexical, llm)
     conflicts += [contradiction(rest[i], rest[j]) for (i, j), v in verdicts.items() if v == "contradiction"]
     free = [k for k, m in enumerate(rest) if not m.pinned]
     at = {k: n for n, k in enumerate(free)}
@@ -83,6 +80,21 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     step("Analysed", 4, 4)
     return out
+
+
+def _ask_model(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], Judged], lexical: set[tuple[int, int]],
+               llm: LLM) -> tuple[dict[tuple[int, int], Judged], list[str]]:
+    """The model judges what the rules cannot, and every pair alike only in meaning (a
+    paraphrase and a reworded disagreement sound alike); where it gives no answer, such a
+    pair is left alone."""
+    ask = [pair for pair, v in verdicts.items() if v == "ambiguous" or (v != "distinct" and pair not in lexical)]
+    if not ask:
+        return verdicts, []
+    said, warnings = judge_with_llm([(rest[i].memory, rest[j].memory) for i, j in ask], llm, JUDGE_CACHE)
+    out = dict(verdicts)
+    for pair, v in zip(ask, said):
+        out[pair] = v if v is not None else "ambiguous"  # type: ignore[assignment]
+    return out, warnings
 
 
 def _frame_similarity(embedder: Embedder | None) -> FrameSimilarity | None:

@@ -15,20 +15,23 @@ from trulymem.text import relation_key
 
 
 def duplicate_candidates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[str, int], held: set[str],
-                         distinct: set[tuple[str, str]], cfg: DreamSettings,
-                         embedder: Embedder | None) -> dict[tuple[int, int], float]:
+                         distinct: set[tuple[str, str]], cfg: DreamSettings, embedder: Embedder | None,
+                         wide: bool = False) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
     """Pairs that look alike, by wording (prefix-filtered Jaccard) or by meaning (a
-    semantic embedder's neighbours), with their similarity; not yet judged."""
+    semantic embedder's neighbours), with their similarity, not yet judged; and which of
+    them look alike by wording. ``wide``: a model will check the pairs found by meaning,
+    so take more of them (``model_floor``)."""
     blocks = [block_of(m) for m in live]
     sims: dict[tuple[int, int], float] = {}
     for i, j, s in similar_pairs(sets, cfg.dup_threshold, blocks, df, max_postings=cfg.max_postings):
         if live[i].id not in held and live[j].id not in held and _key(live[i], live[j]) not in distinct \
                 and s >= cfg.dup_threshold:
             sims[(i, j)] = s
+    lexical = set(sims)
     if embedder is not None and embedder.semantic:  # a hashing embedder's cosine only restates word overlap
-        for pair, c in _semantic_pairs(live, blocks, held, distinct, embedder, cfg).items():
+        for pair, c in _semantic_pairs(live, blocks, held, distinct, embedder, cfg, wide).items():
             sims[pair] = max(c, sims.get(pair, 0.0))
-    return sims
+    return sims, lexical
 
 
 def merge_groups(live: Sequence[MemoryItem], sets: list[set[str]], sims: dict[tuple[int, int], float],
@@ -65,7 +68,7 @@ def complete_linkage(sims: dict[tuple[int, int], float]) -> list[list[int]]:
 
 
 def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str], distinct: set[tuple[str, str]],
-                    embedder: Embedder, cfg: DreamSettings) -> dict[tuple[int, int], float]:
+                    embedder: Embedder, cfg: DreamSettings, wide: bool) -> dict[tuple[int, int], float]:
     """Paraphrases with few words in common ("Alembic for DB migrations" / "migrations
     are written with Alembic"), as candidates for the judge: each other's nearest
     neighbour, clearly closer than their other neighbours (a margin over the mean of the
@@ -97,7 +100,7 @@ def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str
                 c = float(norm[x] @ norm[y])
                 mutual = rank == 0 and int(top[y][0]) == x and c >= cfg.semantic_floor and \
                     c / max(float(knn[x] + knn[y]) / 2, 1e-6) >= cfg.semantic_margin
-                if mutual or c >= cfg.cosine_threshold:
+                if mutual or c >= cfg.cosine_threshold or (wide and rank <= 1 and c >= cfg.model_floor):
                     i, j = members[x], members[y]
                     if _key(live[i], live[j]) not in distinct:
                         out[(min(i, j), max(i, j))] = round(c, 3)

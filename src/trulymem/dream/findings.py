@@ -64,6 +64,7 @@ class DreamSettings:
     low_confidence: float = 0.3
     semantic_floor: float = 0.45    # with a semantic embedder: mutual nearest neighbours this close …
     semantic_margin: float = 1.04   # … and this much closer than their next neighbours
+    model_floor: float = 0.35       # with a chat model: each memory's two nearest this close go to it too
     semantic_block_limit: int = 50_000  # larger blocks: lexical candidates only (the pass is O(n²))
     max_conflicts: int = 50         # conflicts shown per run, most confident and recent first
     max_postings: int = 400         # a term in more memories of one block is boilerplate for blocking
