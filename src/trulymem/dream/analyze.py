@@ -63,7 +63,8 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     sims, lexical = duplicate_candidates(rest, sets, df, held, distinct, cfg, embedder, wide=llm is not None)
     step("Analysing: judging pairs", 3, 4)
     frames = _frame_similarity(embedder)
-    verdicts = {pair: judge(rest[pair[0]].memory, rest[pair[1]].memory, frames) for pair in sims}
+    verdicts = {pair: judge(rest[pair[0]].memory, rest[pair[1]].memory, frames,
+                            None if pair in lexical else sims[pair]) for pair in sims}
     if llm is not None:
         verdicts, out.warnings = _ask_model(rest, verdicts, lexical, llm)
     conflicts += [contradiction(rest[i], rest[j]) for (i, j), v in verdicts.items() if v == "contradiction"]

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 from trulymem.dream.findings import Contradiction, block_of, kind_of
-from trulymem.dream.judge import different_predicates, mentions, replaced_value
+from trulymem.dream.judge import denies, different_predicates, mentions, other_owner, other_subjects, replaced_value
 from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
 from trulymem.dream.vocab import (
     ANTONYMS,
@@ -189,9 +189,14 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
     if not _content(shared):
         return None
     if negated(" ".join(left)) != negated(" ".join(right)):
-        return ("conflict", topic) if negated(a.memory) != negated(b.memory) else None
+        # "Never squash commits" / "Always squash commits"; not "Don't pass secrets as build args" /
+        # "The app version is passed as a build arg" (the negation governs what only one says)
+        return ("conflict", topic) if negated(a.memory) != negated(b.memory) and denies(a.memory, b.memory) \
+            else None
     if not left or not right or _synonyms(left, right) or set(left) <= set(right) or set(right) <= set(left):
         return None
+    if other_subjects(a.memory, b.memory) or other_owner(a.memory, b.memory):
+        return "distinct", topic  # "[iOS] release builds are uploaded by fastlane" / "[Android] …"
     if max(_span_words(left), _span_words(right)) > len(_content(shared)):
         return None  # more differs than is shared: two different statements
     if different_predicates(left, right):

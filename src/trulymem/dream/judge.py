@@ -125,22 +125,34 @@ def cjk(text: str) -> bool:
 FrameSimilarity = Callable[[str, str], float]
 FRAME_MATCH = 0.7         # across languages
 FRAME_MATCH_WORDS = 0.65  # in one language, where the words around the values already line up
+CROSS_SURE = 0.6          # a cross-language pair with no name to check: the encoder alone must be this sure
 
 
-def judge(a: str, b: str, frames: FrameSimilarity | None = None) -> Judged:
+def judge(a: str, b: str, frames: FrameSimilarity | None = None, similarity: float | None = None) -> Judged:
     """Two memories already found alike (by wording or meaning): what are they to each other?
     Negation and opposite markers first, then the values each pins down, then the frame
     around what differs, then language; ``ambiguous`` when the rules cannot tell (a model
-    decides, or nothing is merged)."""
+    decides, or nothing is merged). ``similarity``: the pair's cosine, where an encoder found it."""
     one_language = cjk(a) == cjk(b)
-    verdict = _by_negation(a, b, one_language) or _by_values(a, b, one_language, frames) or _by_frame(a, b, one_language)
-    return verdict or _by_language(a, b, one_language)
+    verdict = _by_change(a, b, one_language) or _by_negation(a, b, one_language) or \
+        _by_values(a, b, one_language, frames) or _by_frame(a, b, one_language)
+    return verdict or _by_language(a, b, one_language, similarity)
 
 
 def masked(text: str) -> str:
     """The memory with its values (numbers, names, Latin words in Chinese text) as "X"."""
     out = _NUMBER.sub("X", text)
     return _LATIN_IN_CJK.sub("X", out) if cjk(text) else _NAME.sub("X", _MONTH.sub("X", out))
+
+
+def _by_change(a: str, b: str, one_language: bool) -> Judged | None:
+    """A change statement retires what the other says ("We ripped out webpack; …" / "The
+    frontend is bundled with webpack")."""
+    for new, other in ((a, b), (b, a)):
+        old = replaced_value(new)
+        if old is not None and replaced_value(other) is None and mentions(other, old):
+            return "contradiction"
+    return None
 
 
 def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
@@ -159,12 +171,12 @@ def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
 def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | None) -> Judged | None:
     clash = value_clash(a, b)
     if clash is None:
-        if not one_language or not (_one_slot(a, b) or (not cjk(a) and _end_swap(a, b))):
+        if not one_language or not (_one_slot(a, b) or (not cjk(a) and (_end_swap(a, b) or _diverge(a, b)))):
             return None
         # one slot, two values written as plain words ("prefers dark mode" / "light mode",
         # "called master" / "named main"): a disagreement, unless the frame takes many values
         mx, my, p, _ = _middles(a, b)
-        many = many_valued(a, b) or (p > 0 and different_predicates(list(mx), list(my)))
+        many = many_valued(a, b) or (p > 0 and different_predicates(list(mx), list(my))) or other_subjects(a, b)
         return "distinct" if many else "contradiction"
     if not one_language:  # the words around the values cannot be compared: the frames' meaning can
         if many_valued(a, b) or frames is None or frames(masked(a), masked(b)) < FRAME_MATCH:
@@ -172,14 +184,22 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         return "contradiction"
     if frames is not None and frames(masked(a), masked(b)) < FRAME_MATCH_WORDS:
         return "distinct"  # values in two different statements ("hand-off every Wednesday" / "Dependabot PRs")
+    if other_owner(a, b):
+        return "distinct"  # "The user's birthday …" / "The user's mother's birthday …"
     counts = all(v[:1].isdigit() or v.startswith("n") and v[1:].isdigit() for side in clash for v in side)
     # "has two bedrooms" / "has three bedrooms": a count is one value even where the verb takes many
     many = many_valued(a, b) and not counts
-    return "distinct" if many or _same_ending(a, b) or _two_places(a, b) else "contradiction"
+    return "distinct" if many or _same_ending(a, b) or _two_places(a, b) or other_subjects(a, b) else "contradiction"
+
+
+def other_owner(a: str, b: str) -> bool:
+    """One is about the user's thing, the other about someone else's of the same kind."""
+    ca, cb = _owner_chains(a), _owner_chains(b)
+    return bool(ca and cb) and ca != cb and (ca[:len(cb)] == cb or cb[:len(ca)] == ca or ca[0] == cb[0])
 
 
 def _by_frame(a: str, b: str, one_language: bool) -> Judged | None:
-    if other_subjects(a, b) or _two_places(a, b, small=4):
+    if other_subjects(a, b) or _two_places(a, b, small=4) or other_owner(a, b):
         return "distinct"  # "[Alice] reviews [frontend] code" / "[Bob] reviews [backend] code"
     mx, my, p, _ = _middles(a, b)
     if p > 0 and different_predicates(list(mx), list(my)):
@@ -191,12 +211,14 @@ def _by_frame(a: str, b: str, one_language: bool) -> Judged | None:
     return None
 
 
-def _by_language(a: str, b: str, one_language: bool) -> Judged:
+def _by_language(a: str, b: str, one_language: bool, similarity: float | None) -> Judged:
     if not one_language:  # a name in Latin letters must be in the other too ("Suzhou" / "厦门": cannot tell)
         latin, other = (b, a) if cjk(a) else (a, b)
         names = {v for v in _seen(latin)[1] if not v[:1].isdigit()}
         if any(v not in other.casefold() and v not in _seen(other)[1] for v in names):
             return "ambiguous"
+        if not names and similarity is not None and similarity < CROSS_SURE:
+            return "ambiguous"  # nothing to check but the encoder, and it is not sure
     return "duplicate"
 
 
@@ -217,6 +239,17 @@ def _one_slot(a: str, b: str) -> bool:
     seq = _seen(a)[0]
     around = [t for t in (*seq[:p], *seq[len(seq) - q:]) if t not in GENERIC and t not in OWNER_WORDS]
     return bool(around)
+
+
+def _diverge(a: str, b: str) -> bool:
+    """A long shared beginning, then each goes its own way from a word the other never says
+    ("Pull requests land on main via [squash], so …" / "… via [rebase], keeping …")."""
+    x = [CANON.get(t, t) for t in _seen(a)[0] if t not in GENERIC]
+    y = [CANON.get(t, t) for t in _seen(b)[0] if t not in GENERIC]
+    p, _ = common_ends(x, y)
+    if len([t for t in x[:p] if t not in OWNER_WORDS]) < 3 or p >= min(len(x), len(y)):
+        return False
+    return x[p] not in y[p:] and y[p] not in x[p:] and x[p] not in _PREDICATE and y[p] not in _PREDICATE
 
 
 def _end_swap(a: str, b: str) -> bool:
@@ -346,18 +379,56 @@ def shared_content(a: str, b: str) -> bool:
     return bool((set(_seen(a)[0]) & set(_seen(b)[0])) - OWNER_WORDS - GENERIC)
 
 
+_POSSESSIVE = re.compile(r"^(?:the\s+|our\s+|my\s+)?((?:[\w-]+(?:\s+[\w-]+)?['’]s\s+)+)", re.IGNORECASE)
+_ZH_POSSESSIVE = re.compile(r"^((?:[^的，。\s]{1,4}的)+)")
+
+
+def _owner_chains(text: str) -> tuple[str, ...]:
+    """Whose thing a memory is about: "The user's mother's birthday" → (user, mother),
+    "用户的妈妈的生日" → (用户, 妈妈)."""
+    m = _POSSESSIVE.match(text.strip())
+    if m:
+        return tuple(p.strip().casefold() for p in re.split(r"['’]s\s+", m.group(1)) if p.strip())
+    m = _ZH_POSSESSIVE.match(text.strip())
+    return tuple(p for p in m.group(1).split("的") if p) if m else ()
+
+
 def other_subjects(a: str, b: str) -> bool:
     """The same frame around different subjects: "用户的[表姐陈静]住在南京" / "用户的[同事老周]住在南京",
-    "The [production] Redis node …" / "The [staging] Redis node …": the parts that differ sit
-    between a shared beginning and a shared ending and have no word in common."""
+    "[iOS] release builds are uploaded by fastlane" / "[Android] …": the parts that differ come
+    before a shared ending that says something (not only a value) and have no word in common."""
     mx, my, p, q = _middles(a, b)
     mid_x = {CANON.get(t, t) for t in mx} - GENERIC - OWNER_WORDS
     mid_y = {CANON.get(t, t) for t in my} - GENERIC - OWNER_WORDS
+    if mid_x & mid_y and all(_CJK_CHAR.match(t) for t in mid_x & mid_y) and \
+            not _bigrams(mx) & _bigrams(my):
+        mid_y = mid_y - mid_x  # one Chinese character in common ("发小阿杰" / "同事小林") is not a shared word
     seq = _seen(a)[0]
     # an ending that is only a value ("works at [Acme Corp]" / "'s employer is [Acme Corp]") is
     # what both say, not a frame around two subjects
-    frame = set(seq[len(seq) - q:]) - set(words(" ".join(_seen(a)[1])))
-    return p > 0 and q >= 2 and bool(mid_x) and bool(mid_y) and not mid_x & mid_y and bool(frame)
+    frame = set(seq[len(seq) - q:]) - set(words(" ".join(_seen(a)[1]))) - GENERIC
+    # what precedes the swap is a shared subject ("用户的[…]住在南京"), whose ("The user's [son]
+    # takes chess lessons …"), or nothing ("The [refunds] service publishes …")
+    vals = set(words(" ".join(_seen(a)[1] | _seen(b)[1])))
+    if all(t in vals or t.isdigit() for t in mid_x | mid_y):
+        return False  # what differs is a value ("生日是[3]月3日" / "[5]月3日"), not whom it is about
+    return (q >= 2 or _verb_in_ending(a, b)) and bool(mid_x) and bool(mid_y) and not mid_x & mid_y and bool(frame)
+
+
+def _bigrams(seq: tuple[str, ...]) -> set[tuple[str, str]]:
+    return set(zip(seq, seq[1:]))
+
+
+_RAW_WORD = re.compile(r"[\w'’.-]+")
+_COPULAS = frozenset("is are was were has have had 是".split())
+
+
+def _verb_in_ending(a: str, b: str) -> bool:
+    """The wording both end in has a verb ("… Ilse [is a sommelier]" / "… Ravi [is a sommelier]"):
+    what differs is the subject, not a value ("in [YAML] files" / "in [TOML] files")."""
+    x, y = _RAW_WORD.findall(a.casefold()), _RAW_WORD.findall(b.casefold())
+    _, q = common_ends(x, y)
+    return any(w in _COPULAS or (words(w)[:1] or [""])[0] in _PREDICATE for w in x[len(x) - q:])
 
 
 JUDGE_PROMPT = (
@@ -406,15 +477,21 @@ def different_predicates(left: list[str], right: list[str]) -> bool:
 # "no longer use X", 从X迁移到Y, 由X换成Y, 不再使用X: the old value is no longer current.
 _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:moved|migrated|switched|changed|went|upgraded|transitioned)\s+(?:\w+\s+){0,3}?(?:from|off(?: of)?)\s+"
-    r"(?P<old>[^,.;]+?)\s+(?:to|onto|for)\s+(?P<new>[^,.;]+)",
-    r"\breplaced\s+(?P<old>[^,.;]+?)\s+with\s+(?P<new>[^,.;]+)",
-    r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|has been|got)\s+replaced\s+by\s+(?P<new>[^,.;]+)",
-    r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>[^,.;]+)",
-    r"\binstead of\s+(?P<old>[^,.;]+)")]
+    r"(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:to|onto|for)\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
+    r"\breplaced\s+(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+with\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
+    r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|has been|got)\s+replaced\s+by\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
+    r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
+    r"\binstead of\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
+    r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using)\s+(?:the\s+)?"
+    r"(?P<old>(?:[^,.;]|\.(?=\w))+?)(?=[,.;]|\s+(?:and|in favou?r of|for)\b|$)",
+    r"\b(?:the\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:was|were|has been|have been|got|is being)\s+(?:retired|removed|dropped|"
+    r"decommissioned|deprecated|shut down|turned off|phased out|ripped out)\b")]
 _CHANGE_ZH = [re.compile(p) for p in (
     r"从(?P<old>[^，。；,;]{1,20}?)(?:迁移|迁|搬|换|切换|改|转)(?:到|成|为)了?(?P<new>[^，。；,;]{1,20})",
     r"由(?P<old>[^，。；,;]{1,20}?)(?:改为|换成|切换到)(?P<new>[^，。；,;]{1,20})",
-    r"不再(?:使用|用|部署到|住在)(?P<old>[^，。；,;]{1,20})")]
+    r"不再(?:使用|用|部署到|住在)(?P<old>[^，。；,;]{1,20})",
+    r"(?:弃用|停用|去掉|移除|下线|淘汰)了?(?P<old>[^，。；,;]{1,20})",
+    r"(?P<old>[^，。；,;]{1,20}?)(?:已经|已)?(?:被)?(?:弃用|停用|下线|淘汰)")]
 
 
 def replaced_value(text: str) -> str | None:
