@@ -1,10 +1,16 @@
 from __future__ import annotations
 
+import dataclasses
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
 import pytest
 
 from tests.helpers import snapshot
 from trulymem import Conflict, InvalidInput, NotFound, TrulyMem
-from trulymem.store.base import NodeQuery
+from trulymem.model import EdgeKind, new_id
+from trulymem.store.base import FactQuery, NodeQuery
+from trulymem.store.sqlite import SQLiteStore
 
 
 def test_chain_is_time_ordered_with_next_task_links(mem: TrulyMem) -> None:
@@ -111,3 +117,49 @@ def test_task_ids_that_already_carry_memories_are_refused(mem: TrulyMem) -> None
     mem.task_create("Task_b2", "second")
     assert mem.task_create("Task_c", "third").previous_task == "Task_b2"
     assert [t.task_id for t in mem.task_list().tasks] == ["Task_c", "Task_b2", "Task_a"]
+
+
+def test_skewed_clocks_do_not_fork_the_chain(db_path: Path) -> None:
+    """The issue's reproduction: two writers on one store, clocks t+2 s and t+1 s."""
+    t = datetime(2026, 1, 1, tzinfo=UTC)
+    late = TrulyMem(db_path, user_id="alice", clock=lambda: t + timedelta(seconds=2))
+    early = TrulyMem(late.store, user_id="alice", clock=lambda: t + timedelta(seconds=1))
+    assert late.task_create("T_a", "a").previous_task is None
+    assert early.task_create("T_b", "b").previous_task == "T_a"
+    assert late.task_create("T_c", "c").previous_task == "T_b"  # the head, not the task with the latest time
+    links = [(f.subject, f.object) for f in late.store.facts(FactQuery(scope=late.scope, kinds=[EdgeKind.NEXT_TASK]))]
+    assert sorted(links) == [("T_a", "T_b"), ("T_b", "T_c")]
+    late.close()
+
+
+def test_the_store_refuses_a_second_successor(mem: TrulyMem) -> None:
+    mem.task_create("T_a", "a")
+    mem.task_create("T_b", "b")
+    link = mem.store.facts(FactQuery(scope=mem.scope, kinds=[EdgeKind.NEXT_TASK]))[0]
+    fork = dataclasses.replace(link, id=new_id(), object_id=mem.context().node_ids("T_a")[0])
+    before = snapshot(mem)
+    with pytest.raises(Conflict), mem.store.transaction():
+        mem.store.insert_facts([fork])
+    assert snapshot(mem) == before
+
+
+def test_migration_repairs_a_forked_chain(db_path: Path) -> None:
+    """A database forked by the old code opens: the later duplicate link is invalidated, not deleted."""
+    with TrulyMem(db_path, user_id="alice") as m:
+        for name in ("T_a", "T_b", "T_c"):
+            m.task_create(name, name)
+        store = m.store
+        assert isinstance(store, SQLiteStore)
+        conn = store._conn
+        conn.executescript("DROP INDEX facts_one_next_task; DROP INDEX facts_one_previous_task; "
+                           "DELETE FROM schema_migrations WHERE version = 5;")
+        # T_a -> T_c as well: the fork the old code could write
+        conn.execute("INSERT INTO facts(id, user_id, subject_rid, relation, relation_key, object_rid, kind, confidence, "
+                     "created_at, updated_at, valid_at) SELECT 'fork', user_id, subject_rid, relation, relation_key, "
+                     "(SELECT rid FROM nodes WHERE name = 'T_c'), kind, confidence, created_at, updated_at, valid_at "
+                     "FROM facts WHERE kind = 'NEXT_TASK' ORDER BY rid LIMIT 1")
+    with TrulyMem(db_path, user_id="alice") as m:
+        links = m.store.facts(FactQuery(scope=m.scope, kinds=[EdgeKind.NEXT_TASK], validity="all", newest_first=False))
+        assert sorted((f.subject, f.object, f.is_valid) for f in links) == [
+            ("T_a", "T_b", True), ("T_a", "T_c", False), ("T_b", "T_c", True)]
+        assert m.task_create("T_d", "d").previous_task == "T_c"

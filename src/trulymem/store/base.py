@@ -159,6 +159,13 @@ class Store(ABC):
     def nodes(self, query: NodeQuery) -> list[Node]: ...
 
     @abstractmethod
+    def chain_head(self, scope: Scope) -> Node | None:
+        """The head of the ``NEXT_TASK`` chain in the scope's one namespace: the task with no
+        current successor (the newest such, should a hard purge have cut the chain), or
+        ``None`` without tasks. Call it inside the write transaction that extends the chain:
+        the choice must not depend on anyone's clock."""
+
+    @abstractmethod
     def fact_counts(self, node_ids: Sequence[str]) -> dict[str, int]:
         """How many facts, valid or not, touch each node (nodes with none are left out)."""
 

@@ -149,6 +149,27 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        5,
+        "one task chain",
+        """
+        -- Concurrent task_create could fork the NEXT_TASK chain (a task with two successors).
+        -- Keep each task's first-written successor and predecessor link and invalidate (never
+        -- delete) the later duplicates, so the indexes below can hold. No semicolons in comments:
+        -- migrate() splits statements on them.
+        UPDATE facts SET invalid_at = strftime('%Y-%m-%dT%H:%M:%f000+00:00', 'now')
+            WHERE kind = 'NEXT_TASK' AND invalid_at IS NULL AND rid NOT IN (
+                SELECT min(rid) FROM facts WHERE kind = 'NEXT_TASK' AND invalid_at IS NULL GROUP BY subject_rid);
+        UPDATE facts SET invalid_at = strftime('%Y-%m-%dT%H:%M:%f000+00:00', 'now')
+            WHERE kind = 'NEXT_TASK' AND invalid_at IS NULL AND rid NOT IN (
+                SELECT min(rid) FROM facts WHERE kind = 'NEXT_TASK' AND invalid_at IS NULL GROUP BY object_rid);
+        -- the chain is a line: at most one current successor and one current predecessor per task
+        CREATE UNIQUE INDEX facts_one_next_task ON facts(subject_rid)
+            WHERE kind = 'NEXT_TASK' AND invalid_at IS NULL;
+        CREATE UNIQUE INDEX facts_one_previous_task ON facts(object_rid)
+            WHERE kind = 'NEXT_TASK' AND invalid_at IS NULL;
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

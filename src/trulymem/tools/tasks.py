@@ -2,7 +2,9 @@
 
 Each task is a ``TaskNode`` with exactly one valid ``HAS_STATE`` fact, optional
 ``CONTAINS_INFO`` facts, and a ``NEXT_TASK`` fact from the task created before
-it, so the chain is a real time-ordered list in the graph.
+it, so the chain is a real list in the graph, ordered by when each task was
+written (under the write lock), whatever the writers' clocks say; the store
+refuses a second successor or predecessor.
 """
 
 from __future__ import annotations
@@ -84,11 +86,17 @@ def _task_create(ctx: ToolContext, inp: TaskCreateInput) -> TaskInfo:
 def create_task(ctx: ToolContext, task_id: str, description: str, info_nodes: list[str], *,
                 state: TaskState = TaskState.IN_PROGRESS, metadata: dict[str, Any] | None = None,
                 searchable: bool = True) -> TaskInfo:
-    """A TaskNode at the head of the chain (``NEXT_TASK`` from the newest task), in ``state``,
+    """A TaskNode at the head of the chain (``NEXT_TASK`` from the current head), in ``state``,
     linked by ``CONTAINS_INFO`` to ``info_nodes``: plain entities among them become InfoNodes,
     whether they were committed before or after (typed nodes keep their type). Without
     ``searchable`` the description is kept in the node's metadata, out of the full-text and
     vector indexes (a turn record's words are its messages', which are indexed themselves)."""
+    with ctx.store.transaction():  # joins the caller's: the head is read under the write lock
+        return _create_task(ctx, task_id, description, info_nodes, state, metadata, searchable)
+
+
+def _create_task(ctx: ToolContext, task_id: str, description: str, info_nodes: list[str], state: TaskState,
+                 metadata: dict[str, Any] | None, searchable: bool) -> TaskInfo:
     key = name_key(task_id)
     ns = ctx.scope.writable().namespace()  # the chain this scope writes
     for node in ctx.store.nodes(NodeQuery(scope=ns, keys=[key])):
@@ -101,7 +109,10 @@ def create_task(ctx: ToolContext, task_id: str, description: str, info_nodes: li
                            field="task_id")
     if key in {name_key(i) for i in info_nodes}:
         raise InvalidInput("a task cannot be its own info node", field="info_nodes")
-    previous = ctx.store.nodes(NodeQuery(scope=ns, types=[NodeType.TASK], limit=1))
+    # The head, not the newest by time: clocks of concurrent writers disagree, and only the
+    # write lock we hold orders them (the store's unique indexes refuse a second successor).
+    head = ctx.store.chain_head(ns)
+    previous = [head] if head is not None else []
     triplets = [
         TripletIn(subject=task_id, subject_type=NodeType.TASK, relation=EdgeKind.HAS_STATE,
                   object=state.value, object_type=NodeType.STATE),

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from trulymem.model import Node, NodeType, Scope, new_id
+from trulymem.model import EdgeKind, Node, NodeType, Scope, new_id
 from trulymem.store.base import NodeQuery, NodeSpec
 from trulymem.store.sqlite.connection import SQLiteBase
 from trulymem.store.sqlite.rows import NODE_COLS, chunks, dump_json, marks, row_to_node, scope_sql, ts
@@ -105,6 +105,16 @@ class NodeMixin(SQLiteBase):
             sql += " LIMIT ?"
             params.append(query.limit)
         return [row_to_node(r) for r in self._q(sql, params)]
+
+    def chain_head(self, scope: Scope) -> Node | None:
+        where, params = scope_sql(scope.namespace(), "n")
+        rows = self._q(
+            f"SELECT {NODE_COLS} FROM nodes n WHERE {where} AND n.type = ? AND NOT EXISTS ("
+            "SELECT 1 FROM facts f WHERE f.subject_rid = n.rid AND f.kind = ? AND f.invalid_at IS NULL) "
+            "ORDER BY n.created_at DESC, n.rid DESC LIMIT 1",
+            [*params, NodeType.TASK.value, EdgeKind.NEXT_TASK.value],
+        )
+        return row_to_node(rows[0]) if rows else None
 
     def fact_counts(self, node_ids: Sequence[str]) -> dict[str, int]:
         rids = self._rids(node_ids)
