@@ -42,6 +42,8 @@ class SQLiteBase(Store):
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                if not Path(self.path).exists():  # a new database is the owner's alone; SQLite gives -wal/-shm its mode
+                    Path(self.path).touch(mode=0o600)
             self._conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
             )
