@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from trulymem import TrulyMem
+from trulymem.config import ServerSettings
 
 
 class Clock:
@@ -32,7 +33,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         monkeypatch.setenv(var, str(home / var.lower()))
     for var in ("TRULYMEM_DB", "TRULYMEM_USER", "TRULYMEM_AGENT", "TRULYMEM_APP", "TRULYMEM_SESSION",
                 "TRULYMEM_CONFIG", "TRULYMEM_LLM_MODEL", "TRULYMEM_LLM_BASE_URL", "TRULYMEM_LLM_API_KEY",
-                "TRULYMEM_LLM_TIMEOUT", "TRULYMEM_LLM_RETRIES", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+                "TRULYMEM_LLM_TIMEOUT", "TRULYMEM_LLM_RETRIES", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+                *(f"TRULYMEM_{name.upper()}" for name in ServerSettings.RANGES)):
         monkeypatch.delenv(var, raising=False)
     # The same embedder whatever extras this machine has: results do not depend on the install.
     monkeypatch.setenv("TRULYMEM_EMBEDDER", "hashing")

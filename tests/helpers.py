@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 from trulymem import TrulyMem
 
@@ -27,7 +28,7 @@ def free_port() -> int:
 class Served:
     """``trulymem serve`` as a real process on a loopback port."""
 
-    def __init__(self, db: str, *extra: str) -> None:
+    def __init__(self, db: str, *extra: str, preexec_fn: Callable[[], object] | None = None) -> None:
         import os
         import subprocess
         import sys
@@ -42,7 +43,8 @@ class Served:
 
         self.log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty server never blocks
         self.proc = subprocess.Popen([sys.executable, "-m", "trulymem", "serve", "--db", db, "--port", str(self.port),
-                                      *extra], env=env, stdout=self.log, stderr=subprocess.STDOUT, text=True)
+                                      *extra], env=env, stdout=self.log, stderr=subprocess.STDOUT, text=True,
+                                     preexec_fn=preexec_fn)  # e.g. lower the child's resource limits
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -51,9 +53,10 @@ class Served:
             except httpx.HTTPError:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
                 self.log.seek(0)
-                raise RuntimeError(f"server did not start: {self.log.read()}")
+                said = self.log.read()  # before stop() closes the log
+                self.stop()
+                raise RuntimeError(f"server did not start: {said}")
             time.sleep(0.1)
 
     def stop(self) -> None:

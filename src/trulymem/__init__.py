@@ -2,6 +2,7 @@
 
 from trulymem.config import Settings
 from trulymem.errors import (
+    BudgetExceeded,
     ConfigError,
     Conflict,
     InvalidInput,
@@ -21,7 +22,7 @@ from trulymem.tools import ToolResult, anthropic_tools, openai_tools
 __version__ = "0.1.0"
 
 __all__ = [
-    "AsyncMemory", "LLMError", "Memory",
+    "AsyncMemory", "BudgetExceeded", "LLMError", "Memory",
     "ConfigError", "Conflict", "EdgeKind", "Fact", "InvalidInput", "Node", "NodeType", "NotFound",
     "RecallConfig", "RecallResult", "SQLiteStore", "SchemaError", "Scope", "Settings", "Store", "StoreError",
     "TaskState", "ToolResult", "TrulyMem", "TrulyMemError", "anthropic_tools", "openai_tools", "__version__",

@@ -4,7 +4,10 @@ Precedence, highest first: explicit arguments, environment (``TRULYMEM_DB``,
 ``TRULYMEM_USER``, ``TRULYMEM_AGENT``, ``TRULYMEM_APP``, ``TRULYMEM_EMBEDDER``,
 ``TRULYMEM_LLM_MODEL``, ``TRULYMEM_LLM_BASE_URL``, ``TRULYMEM_LLM_API_KEY``,
 ``TRULYMEM_LLM_TIMEOUT``, ``TRULYMEM_LLM_RETRIES``; the chat settings also fall
-back to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``), the config file
+back to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``; the server limits
+``TRULYMEM_MAX_BODY``, ``TRULYMEM_HEADER_TIMEOUT``, ``TRULYMEM_IDLE_TIMEOUT``,
+``TRULYMEM_MAX_CONNECTIONS``, ``TRULYMEM_REQUEST_BUDGET``, ``TRULYMEM_RATE_LIMIT``,
+``TRULYMEM_RATE_BURST``), the config file
 (``TRULYMEM_CONFIG`` or ``<user config dir>/trulymem/config.toml``, the same
 names in lower case), defaults.
 """
@@ -13,9 +16,10 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import platformdirs
 
@@ -23,9 +27,11 @@ from trulymem.errors import ConfigError, InvalidInput
 from trulymem.model import check_identifier
 
 DEFAULT_USER = "default"
+_SERVER_KEYS = ("max_body", "header_timeout", "idle_timeout", "max_connections", "request_budget", "rate_limit",
+                "rate_burst")
 _KEYS = ("db", "user", "agent", "app", "embedder", "llm_model", "llm_base_url", "llm_api_key", "llm_timeout",
-         "llm_retries")
-_NUMBERS = ("llm_timeout", "llm_retries")
+         "llm_retries", *_SERVER_KEYS)
+_NUMBERS = ("llm_timeout", "llm_retries", *_SERVER_KEYS)
 
 
 def default_db_path() -> Path:
@@ -58,6 +64,10 @@ def read_config_file(path: Path) -> dict[str, str]:
     return dict(data)
 
 
+def _plain(x: float) -> str:
+    return f"{int(x):,}" if x == int(x) else f"{x:g}"
+
+
 def _number(value: str | None, name: str, default: float, *, low: float, high: float) -> float:
     if value is None:
         return default
@@ -66,7 +76,7 @@ def _number(value: str | None, name: str, default: float, *, low: float, high: f
     except ValueError:
         raise ConfigError(f"{name} must be a number, not {value!r}") from None
     if not low <= n <= high:
-        raise ConfigError(f"{name} must be between {low:g} and {high:g}, not {value}")
+        raise ConfigError(f"{name} must be between {_plain(low)} and {_plain(high)}, not {value}")
     return n
 
 
@@ -88,6 +98,38 @@ class LLMSettings:
 
 
 @dataclass(frozen=True)
+class ServerSettings:
+    """Limits of ``trulymem serve``: safe for a server on the network, out of the way of a local one."""
+
+    max_body: int = 1 << 20          # bytes of one request body
+    header_timeout: float = 10.0     # seconds for a request's line and headers, from its first byte
+    idle_timeout: float = 15.0       # seconds a connection may sit silent: between requests or inside a body
+    max_connections: int = 1000      # open connections; never more than the open-file limit leaves room for
+    request_budget: float = 30.0     # seconds of wall clock for one request (0: none)
+    rate_limit: float = 0.0          # requests per second per API key (or client address without one); 0: off
+    rate_burst: float = 0.0          # bucket size; 0: twice the rate, at least 1
+
+    @property
+    def burst(self) -> float:
+        return self.rate_burst or max(1.0, 2 * self.rate_limit)
+
+    # (low, high) for each setting, shared by the config file, the environment and `trulymem serve`
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "max_body": (1024, 1 << 30), "header_timeout": (0.1, 3600), "idle_timeout": (0.1, 3600),
+        "max_connections": (1, 1_000_000), "request_budget": (0, 86400), "rate_limit": (0, 1e6), "rate_burst": (0, 1e6)}
+
+    @classmethod
+    def load(cls, pick: Callable[[str], str | None]) -> ServerSettings:
+        def num(name: str) -> float:
+            low, high = cls.RANGES[name]
+            return _number(pick(name), name, getattr(cls, name), low=low, high=high)
+
+        return cls(max_body=int(num("max_body")), header_timeout=num("header_timeout"),
+                   idle_timeout=num("idle_timeout"), max_connections=int(num("max_connections")),
+                   request_budget=num("request_budget"), rate_limit=num("rate_limit"), rate_burst=num("rate_burst"))
+
+
+@dataclass(frozen=True)
 class Settings:
     db: str
     user: str
@@ -95,6 +137,7 @@ class Settings:
     app: str | None = None
     embedder: str = "auto"  # "none" for no vectors
     llm: LLMSettings = LLMSettings()
+    server: ServerSettings = ServerSettings()
 
     @classmethod
     def load(
@@ -136,4 +179,5 @@ class Settings:
                 timeout=_number(pick(None, "llm_timeout"), "llm_timeout", 60.0, low=0.1, high=3600),
                 retries=int(_number(pick(None, "llm_retries"), "llm_retries", 3, low=0, high=20)),
             ),
+            server=ServerSettings.load(lambda name: pick(None, name)),
         )

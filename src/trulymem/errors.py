@@ -6,6 +6,7 @@
      ├── Conflict                    the request contradicts stored state (e.g. task exists)
      ├── ConfigError                 settings or config file cannot be used
      ├── LLMError                    the language model endpoint failed or refused
+     ├── BudgetExceeded              a request's time budget ran out before it changed anything
      └── StoreError                  the storage backend failed
           └── SchemaError            the database schema is newer or broken
 
@@ -57,6 +58,13 @@ class LLMError(TrulyMemError):
     retries used up. ``field`` names the setting to look at when there is one."""
 
     code = "llm_error"
+
+
+class BudgetExceeded(TrulyMemError):
+    """The request's wall-clock budget (``trulymem.budget``) ran out; raised only where
+    stopping leaves nothing half done, so nothing was changed."""
+
+    code = "budget_exceeded"
 
 
 class StoreError(TrulyMemError):

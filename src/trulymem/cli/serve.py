@@ -5,11 +5,13 @@ schemas for an LLM API)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import click
 
 from trulymem.cli.base import Ctx, common, err, fail, main, out
+from trulymem.config import ServerSettings
 from trulymem.errors import ConfigError
 from trulymem.keys import any_active, create_key, list_keys, revoke_key
 from trulymem.store.sqlite import SQLiteStore
@@ -28,22 +30,43 @@ def _llm(ctx: Ctx) -> Any:
     return get_llm(ctx.settings.llm) if ctx.settings.llm.model else None
 
 
+def _limit_options(fn: Any) -> Any:
+    """The server limits as options; each one unset falls back to TRULYMEM_<NAME>, the config file, the default."""
+    d = ServerSettings()
+    for flag, kind, text in reversed((
+        ("--max-body", click.IntRange(1024), f"Largest request body in bytes [default: {d.max_body}]."),
+        ("--header-timeout", click.FloatRange(0.1, 3600), "Seconds for a request's line and headers to arrive "
+         f"[default: {d.header_timeout:g}]."),
+        ("--idle-timeout", click.FloatRange(0.1, 3600), "Seconds a connection may sit silent, between requests "
+         f"or inside a body [default: {d.idle_timeout:g}]."),
+        ("--max-connections", click.IntRange(1), "Open connections at most (lowered to what the open-file limit "
+         f"allows); the longest-waiting idle ones make room [default: {d.max_connections}]."),
+        ("--request-budget", click.FloatRange(0, 86400), "Seconds of wall clock per request; 0 for none "
+         f"[default: {d.request_budget:g}]."),
+        ("--rate-limit", click.FloatRange(0), "Requests per second per API key (per client address without "
+         "one); 0 for no limit [default: 0]."),
+        ("--rate-burst", click.FloatRange(0), "Requests at once over the rate limit [default: twice the rate]."),
+    )):
+        fn = click.option(flag, type=kind, default=None, help=text)(fn)
+    return fn
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
 @click.option("--require-keys", is_flag=True, help="Refuse requests without an API key even before any exists.")
-@click.option("--max-body", default=1 << 20, show_default=True, type=click.IntRange(1024),
-              help="Largest request body in bytes.")
+@_limit_options
 @click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
 @common
-def serve(ctx: Ctx, host: str, port: int, require_keys: bool, max_body: int, no_mcp: bool) -> None:
+def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, **given: float | None) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp."""
     try:
-        import uvicorn
-
+        from trulymem.server.connections import connection_limit, run
         from trulymem.server.http import LOCAL_HOSTS, create_app
     except ImportError as exc:
         raise ConfigError(f"the server needs its extra: pip install 'trulymem[server]' ({exc.name} missing)") from exc
+    overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    limits = replace(ctx.settings.server, **overrides)
     with SQLiteStore(ctx.settings.db) as store:
         keyed = any_active(store)
     if host not in LOCAL_HOSTS and not keyed:
@@ -51,10 +74,14 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, max_body: int, no_
                           "every memory. Create one first (trulymem keys create --user ID or --admin), or "
                           "listen on 127.0.0.1", field="host")
     app = create_app(ctx.settings.db, embedder=_embedder(ctx), llm=_llm(ctx), require_keys=require_keys or keyed,
-                     max_body=max_body, mcp=not no_mcp)
+                     limits=limits, mcp=not no_mcp)
     err.print(f"trulymem {ctx.settings.db} on http://{host}:{port} (docs /docs, MCP /mcp"
-              f"{', API keys required' if require_keys or keyed else ', no API keys: local use only'})", markup=False)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+              f"{', API keys required' if require_keys or keyed else ', no API keys: local use only'}"
+              f"; at most {connection_limit(limits.max_connections)} connections)", markup=False)
+    try:
+        run(app, host, port, limits)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="port") from None
 
 
 @main.command("mcp")

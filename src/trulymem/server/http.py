@@ -2,50 +2,47 @@
 
 Every route runs a registered tool, so bodies are validated by the same models as
 the OpenAI/MCP schemas (shown in ``/docs``). Errors are JSON ``{"error": {"type",
-"field", "message"}}``: bad input 422, unknown ids 404, conflicts 409, model
-failures 502. With API keys (``trulymem keys create``), a user's key reaches only
-that user's memories — another user's ids answer 404, as if they did not exist.
+"field", "message"}}`` (``trulymem.server.errors``): bad input 422, a body that
+is not JSON 400, unknown ids 404, conflicts 409, too large 413, over the rate
+limit 429, model failures 502, out of time 503. With API keys (``trulymem keys
+create``), a user's key reaches only that user's memories — another user's ids
+answer 404, as if they did not exist; without keys, only this machine's own
+clients are served (no web pages, no foreign host names: 403). Limits per
+request are in ``trulymem.server.limits``, per connection in
+``trulymem.server.connections``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi import Body, FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
-from starlette.types import Message, Receive, Send
+from starlette.types import Receive, Send
 from starlette.types import Scope as ASGIScope
 
-from trulymem import __version__
+from trulymem import __version__, budget
+from trulymem.config import ServerSettings
 from trulymem.dream import DreamResult, analyze, load_retention, result_json
 from trulymem.dream.run import apply_dream, dream_lock
 from trulymem.embed import Embedder
-from trulymem.errors import InvalidInput, NotFound, TrulyMemError
+from trulymem.errors import InvalidInput, NotFound
 from trulymem.filters import scope_of
 from trulymem.keys import any_active, verify
 from trulymem.llm.base import LLM
 from trulymem.mem0.ops import scope_for
 from trulymem.memories import iter_memories
 from trulymem.model import Scope, utcnow
+from trulymem.server import errors
+from trulymem.server.errors import HTTPError, error_response, parse_json, tool_error
+from trulymem.server.limits import RateLimiter, RequestLimits
 from trulymem.store.sqlite import SQLiteStore
 from trulymem.tools import REGISTRY, ToolContext, call_tool
 
-MAX_BODY = 1 << 20
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-STATUS = {"invalid_input": 422, "not_found": 404, "conflict": 409, "llm_error": 502, "config_error": 500,
-          "store_error": 500, "schema_error": 500}
-
-
-class HTTPError(Exception):
-    def __init__(self, status: int, type_: str, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.status, self.type, self.message, self.field = status, type_, message, field
 
 
 @dataclass(frozen=True)
@@ -54,42 +51,11 @@ class Principal:
     admin: bool
 
 
-def _err(status: int, type_: str, message: str, field: str | None = None,
-         headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"type": type_, "field": field, "message": message}}, status_code=status,
-                        headers=headers)
-
-
-class BodyLimit:
-    """Refuse bodies over ``limit`` bytes with 413, before the route reads them."""
-
-    def __init__(self, app: Any, limit: int) -> None:
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope: ASGIScope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.limit:
-            await _err(413, "too_large", f"request body over {self.limit} bytes")(scope, receive, send)
-            return
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
-            msg = await receive()
-            seen += len(msg.get("body", b""))
-            if seen > self.limit:
-                raise HTTPError(413, "too_large", f"request body over {self.limit} bytes")
-            return msg
-
-        await self.app(scope, counted, send)  # the app's HTTPError handler answers 413
-
-
 def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = None, require_keys: bool = False,
-               max_body: int = MAX_BODY, mcp: bool = True) -> FastAPI:
+               limits: ServerSettings | None = None, mcp: bool = True) -> FastAPI:
+    limits = limits or ServerSettings()
     store = SQLiteStore(db)
+
     def _principal(header: str | None) -> Principal:
         if header:
             scheme, _, token = header.partition(" ")
@@ -131,35 +97,20 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
                   description="Long-term graph memory for LLM agents: mem0-compatible memories, triplets, recall, "
                               "tasks, persona and the dream, over one tool layer.")
     app.state.store = store
-
-    @app.exception_handler(HTTPError)
-    async def _http_error(_: Request, exc: HTTPError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return _err(exc.status, exc.type, exc.message, exc.field, headers)
-
-    @app.exception_handler(TrulyMemError)
-    async def _trulymem_error(_: Request, exc: TrulyMemError) -> JSONResponse:
-        return _err(STATUS.get(exc.code, 400), exc.code, exc.message, exc.field)
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
-        field = ".".join(str(p) for p in first.get("loc", ()) if p != "body" and not isinstance(p, int)) or "body"
-        return _err(422, "invalid_input", str(first.get("msg")), field)
+    errors.install(app)
 
     def principal_of(request: Request) -> Principal:
         return _principal(request.headers.get("authorization"))
 
     def run(request: Request, tool: str, args: dict[str, Any], user_id: str | None = None) -> Any:
+        budget.check()  # a request that waited out its budget for a worker thread does nothing
         principal = principal_of(request)
         _bind(principal, args, user_id)
         ctx = ToolContext(store=store, scope=_scope(principal, user_id or args.get("user_id")), now=utcnow(),
                           embedder=embedder, llm=llm)
         res = call_tool(tool, ctx, args)
         if not res.ok:
-            e = res.error or {}
-            raise HTTPError(STATUS.get(str(e.get("type")), 400), str(e.get("type")), str(e.get("message")),
-                            e.get("field"))
+            raise tool_error(res.error or {})
         return res.result
 
     def body_schema(tool: str) -> dict[str, Any]:
@@ -175,7 +126,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
                           name=f"{tool}_{method.lower()}")
 
     @app.get("/health", summary="Liveness and version")
-    def health() -> dict[str, Any]:
+    async def health() -> dict[str, Any]:  # on the event loop: answers even when every worker thread is busy
         return {"status": "ok", "version": __version__}
 
     tool_route("POST", "/v1/memories", "add_memory", "Add memories (mem0-compatible)")
@@ -193,11 +144,9 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
                       app_id: str | None = None, run_id: str | None = None, page: int = 1, page_size: int = 100,
                       filters: str | None = None) -> Any:
         try:
-            parsed = json.loads(filters) if filters else None
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"is not JSON: {exc.msg}", field="filters") from None
-        except RecursionError:
-            raise InvalidInput("is nested too deeply", field="filters") from None
+            parsed = parse_json(filters.encode()) if filters else None
+        except HTTPError as exc:  # the body's rules (nesting, numbers), as a bad parameter
+            raise InvalidInput(exc.message, field="filters") from None
         if run_id:
             parsed = {"AND": [parsed, {"run_id": run_id}]} if parsed else {"run_id": run_id}
         args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "page": page,
@@ -250,6 +199,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         return run(request, "memory_dream", payload)
 
     def _dream_apply(request: Request, payload: dict[str, Any]) -> Any:
+        budget.check()
         principal = principal_of(request)
         _bind(principal, payload)
         scope = _scope(principal, payload.get("user_id"))
@@ -296,14 +246,15 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
             try:  # refuse at the door: no MCP session without a valid key when keys are in use
                 _principal(header.decode("latin-1") if header else None)
             except HTTPError as exc:
-                await _err(exc.status, exc.type, exc.message, headers={"WWW-Authenticate": "Bearer"})(
+                await error_response(exc.status, exc.type, exc.message, headers={"WWW-Authenticate": "Bearer"})(
                     scope, receive, send)
                 return
             await mcp_manager.handle_request(scope, receive, send)
 
         app.mount("/mcp", mcp_asgi)
 
-    app.add_middleware(BodyLimit, limit=max_body)
+    app.add_middleware(RequestLimits, max_body=limits.max_body, budget=limits.request_budget,
+                       limiter=RateLimiter(limits.rate_limit, limits.burst), keyless=not require_keys)
     return app
 
 
