@@ -53,13 +53,13 @@ def test_every_route_without_keys(open_server: Served) -> None:
                                                     "user_id": "alice"}))["total"] == 1
         found = ok(c.post("/v1/memories/search", json={"user_id": "alice", "query": "where do I live Lisbon"}))
         assert found["results"][0]["id"] == mid and found["results"][0]["score"] == 1.0
-        upd = ok(c.patch(f"/v1/memories/{mid}", json={"text": "I live in Porto"}))
+        upd = ok(c.patch(f"/v1/memories/{mid}", json={"text": "I live in Porto", "user_id": "alice"}))
         assert ok(c.get(f"/v1/memories/{mid}"))["memory"] == "I live in Porto"  # the old id follows the update
         hist = ok(c.get(f"/v1/memories/{mid}/history"))
         assert [e["event"] for e in hist["results"]] == ["ADD", "UPDATE"]
-        ok(c.patch(f"/v1/memories/{upd['id']}", json={"metadata": {"pinned": True}}))
+        ok(c.patch(f"/v1/memories/{upd['id']}", json={"metadata": {"pinned": True}, "user_id": "alice"}))
         assert ok(c.get(f"/v1/memories/{upd['id']}"))["pinned"] is True
-        ok(c.delete(f"/v1/memories/{upd['id']}"))
+        ok(c.post("/v1/tools/delete_memory", params={"user_id": "alice"}, json={"memory_id": upd["id"]}))
         assert c.get(f"/v1/memories/{upd['id']}").status_code == 404
         assert ok(c.delete("/v1/memories", params={"user_id": "alice"}))["deleted"] == 2
         assert ok(c.get("/v1/memories", params={"user_id": "alice"}))["total"] == 0

@@ -76,7 +76,7 @@ def test_call_round_trips_every_tool(mem: TrulyMem) -> None:
     ("persona_set", {"attributes": "role=cat"}, "attributes"),
     ("memory_stats", {"verbose": True}, "verbose"),
     ("add_memory", {"text": "x", "messages": [{"role": "user", "content": "y"}]}, "messages"),
-    ("add_memory", {"messages": [{"role": "user"}]}, "messages.0"),
+    ("add_memory", {"messages": [{"role": "user"}]}, "messages.0.content"),
     ("get_memories", {"filters": {"AND": "x"}}, "filters.AND"),
     ("get_memories", {"filters": {"type": {"regex": "x"}}}, "filters.type.regex"),
     ("get_memories", {"page": 0}, "page"),

@@ -5,22 +5,63 @@ and leaves ``{"field": value}`` or ``{"field": {"<op>": value}}`` with ops
 Fields are a memory item's (``user_id``, ``agent_id``, ``app_id``, ``run_id``,
 ``type``, ``memory``, ``created_at``, …) or its metadata (``metadata.key`` or a
 bare ``key`` that is not an item field). Bad filters are one ``InvalidInput``
-naming the offending path.
+naming the offending path; filters over the caps of ``trulymem.limits`` (conditions,
+nesting, characters) are refused before anything is read.
+
+Evaluation is built to stay cheap at the caps: each item's field values (and their
+case-folded forms) are read once whatever the number of conditions on them, and the
+conditions of an ``OR`` on one field (``contains``, ``icontains``, ``eq``/``in``)
+become one test: a set lookup, or one pass over the needles.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from trulymem.errors import InvalidInput
+from trulymem.limits import LIMITS, Limits, shown
 from trulymem.memories import MemoryItem
+from trulymem.model import as_utc
 
 OPS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains")
 SCOPE_FIELDS = ("user_id", "agent_id", "app_id")
 _ITEM_FIELDS = set(MemoryItem.model_fields)
+_TIME_FIELDS = {"created_at", "updated_at"}
+MAX_DEPTH = LIMITS.filter_depth
 Predicate = Callable[[MemoryItem], bool]
+
+
+_UNSET: Any = object()
+
+
+class _Row:
+    """One item as the conditions see it: each field read, and case-folded, at most once."""
+
+    __slots__ = ("item", "values", "folded")
+
+    def __init__(self, item: MemoryItem) -> None:
+        self.item = item
+        self.values: dict[str, Any] = {}
+        self.folded: dict[str, str | None] = {}
+
+    def get(self, field: str) -> Any:
+        value = self.values.get(field, _UNSET)
+        if value is _UNSET:
+            value = self.values[field] = _value(self.item, field)
+        return value
+
+    def fold(self, field: str) -> str | None:
+        out = self.folded.get(field, _UNSET)
+        if out is _UNSET:
+            h = self.get(field)
+            out = self.folded[field] = h.casefold() if isinstance(h, str) else None
+        return out if isinstance(out, str) else None
+
+
+Test = Callable[[_Row], bool]
 
 
 def _value(item: MemoryItem, field: str) -> Any:
@@ -31,13 +72,104 @@ def _value(item: MemoryItem, field: str) -> Any:
     return item.metadata.get(field)
 
 
-def _comparable(a: Any, b: Any) -> tuple[Any, Any]:
-    if isinstance(a, datetime) and isinstance(b, str):
+# --- the caps ----------------------------------------------------------------------------
+
+@dataclass
+class _Size:
+    conditions: int = 0
+    chars: int = 0
+
+
+def _json_chars(value: Any, path: str, depth: int, limits: Limits) -> int:
+    """Characters a JSON value stands for; refuses what is not JSON data."""
+    if isinstance(value, str):
+        return len(value)
+    if value is None or isinstance(value, bool):
+        return 4
+    if isinstance(value, int):
+        return value.bit_length() // 3 + 1  # never str(): 5,000-digit integers are refused by it
+    if isinstance(value, float):
+        return 8
+    if depth > limits.filter_depth:
+        raise InvalidInput(f"filters nest deeper than {limits.filter_depth} levels", field="filters")
+    if isinstance(value, list | tuple):
+        return sum(_json_chars(v, path, depth + 1, limits) for v in value) + len(value)
+    if isinstance(value, dict):
+        return sum(_json_chars(k, path, depth + 1, limits) + _json_chars(v, path, depth + 1, limits)
+                   for k, v in value.items())
+    raise InvalidInput(f"holds a {type(value).__name__}; filters are JSON data", field=path)
+
+
+def _measure(spec: Any, path: str, depth: int, size: _Size, limits: Limits) -> None:
+    if depth > limits.filter_depth:
+        raise InvalidInput(f"filters nest deeper than {limits.filter_depth} levels", field="filters")
+    if not isinstance(spec, dict):
+        raise InvalidInput("must be an object", field=path)
+    for key, value in spec.items():
+        if not isinstance(key, str):
+            raise InvalidInput("field names must be strings", field=path)
+        size.chars += len(key)
+        here = f"{path}.{key}"
+        if key.upper() in ("AND", "OR", "NOT") and isinstance(value, list | dict):
+            for i, sub in enumerate(value if isinstance(value, list) else [value]):
+                _measure(sub, f"{here}.{i}" if isinstance(value, list) else here, depth + 1, size, limits)
+        else:
+            size.conditions += len(value) if isinstance(value, dict) and value else 1
+            size.chars += _json_chars(value, here, depth + 1, limits)
+        if size.conditions > limits.filter_conditions:
+            raise InvalidInput(f"filters have more than {limits.filter_conditions} conditions; narrow them or "
+                               "list with fewer", field="filters")
+        if size.chars > limits.filter_chars:
+            raise InvalidInput(f"filters are longer than {limits.filter_chars} characters", field="filters")
+
+
+def check_filter(spec: Any, limits: Limits = LIMITS) -> None:
+    """Refuse a filter over the caps (conditions, nesting, characters) with ``InvalidInput``."""
+    if spec is not None:
+        _measure(spec, "filters", 0, _Size(), limits)
+
+
+# --- compiling -----------------------------------------------------------------------------
+
+def _as_time(want: Any, path: str) -> Any:
+    """A time field compares with ISO date-times (naive ones are UTC)."""
+    if not isinstance(want, str):
+        return want
+    try:
+        return as_utc(datetime.fromisoformat(want.replace("Z", "+00:00")))
+    except ValueError:
+        raise InvalidInput(f"{shown(want)} is not an ISO date-time", field=path) from None
+
+
+def _wants(field: str, want: Any, path: str) -> Any:
+    if field in _TIME_FIELDS:
+        return [_as_time(w, path) for w in want] if isinstance(want, list) else _as_time(want, path)
+    return want
+
+
+def _member(wants: list[Any]) -> Callable[[Any], bool]:
+    """``h in wants`` by a set where the values allow it."""
+    if all(isinstance(w, Hashable) for w in wants):
+        pool = frozenset(wants)
+
+        def test(h: Any) -> bool:
+            try:
+                return h in pool
+            except TypeError:  # an unhashable value (a list or object in metadata) equals no hashable one
+                return False
+        return test
+    return lambda h: any(h == w for w in wants)
+
+
+def _order(cmp: Callable[[Any, Any], bool], want: Any) -> Callable[[Any], bool]:
+    def test(h: Any) -> bool:
+        if h is None:
+            return False
         try:
-            b = datetime.fromisoformat(b.replace("Z", "+00:00"))
-        except ValueError:
-            raise InvalidInput(f"{b!r} is not an ISO date-time", field="filters") from None
-    return a, b
+            return cmp(h, want)
+        except TypeError:  # values of different kinds are not ordered: no match
+            return False
+    return test
 
 
 def _op(op: str, want: Any, path: str) -> Callable[[Any], bool]:
@@ -45,73 +177,136 @@ def _op(op: str, want: Any, path: str) -> Callable[[Any], bool]:
         raise InvalidInput(f"'{op}' takes a list", field=path)
     if op in ("contains", "icontains") and not isinstance(want, str):
         raise InvalidInput(f"'{op}' takes a string", field=path)
-
-    def order(have: Any, cmp: Callable[[Any, Any], bool]) -> bool:
-        if have is None:
-            return False
-        a, b = _comparable(have, want)
-        try:
-            return cmp(a, b)
-        except TypeError:
-            return False
-
-    table: dict[str, Callable[[Any], bool]] = {
-        "eq": lambda h: _comparable(h, want)[0] == _comparable(h, want)[1] if h is not None else want is None,
-        "ne": lambda h: not (_comparable(h, want)[0] == _comparable(h, want)[1]) if h is not None else want is not None,
-        "gt": lambda h: order(h, lambda a, b: a > b),
-        "gte": lambda h: order(h, lambda a, b: a >= b),
-        "lt": lambda h: order(h, lambda a, b: a < b),
-        "lte": lambda h: order(h, lambda a, b: a <= b),
-        "in": lambda h: h in want,
-        "nin": lambda h: h not in want,
-        "contains": lambda h: want in h if isinstance(h, str) else (want in h if isinstance(h, list) else False),
-        "icontains": lambda h: isinstance(h, str) and want.casefold() in h.casefold(),
-    }
-    return table[op]
+    if op == "eq":
+        return _member([want])
+    if op == "ne":
+        same = _member([want])
+        return lambda h: not same(h)
+    if op == "in":
+        return _member(want)
+    if op == "nin":
+        inside = _member(want)
+        return lambda h: not inside(h)
+    if op == "contains":
+        return lambda h: isinstance(h, str | list) and want in h
+    return {"gt": _order(lambda a, b: a > b, want), "gte": _order(lambda a, b: a >= b, want),
+            "lt": _order(lambda a, b: a < b, want), "lte": _order(lambda a, b: a <= b, want)}[op]
 
 
-MAX_DEPTH = 16
+def _leaf(field: str, op: str, want: Any, path: str) -> Test:
+    if op not in OPS:
+        raise InvalidInput(f"unknown operator {shown(op)}; known: {', '.join(OPS)}", field=path)
+    if op == "icontains":
+        if not isinstance(want, str):
+            raise InvalidInput("'icontains' takes a string", field=path)
+        needle = want.casefold()
+
+        def folded(row: _Row) -> bool:
+            h = row.fold(field)
+            return h is not None and needle in h
+        return folded
+    test = _op(op, want if op == "contains" else _wants(field, want, path), path)
+    return lambda row: test(row.get(field))
 
 
-def compile_filter(spec: Any, path: str = "filters") -> Predicate:
-    """A predicate over memory items; raises ``InvalidInput`` for malformed filters."""
-    if spec is None:
-        return lambda _: True
-    if path.count(".") > 2 * MAX_DEPTH:
-        raise InvalidInput(f"filters nest deeper than {MAX_DEPTH} levels", field="filters")
+def _single_leaf(spec: Any) -> tuple[str, str, Any] | None:
+    """``(field, op, want)`` when ``spec`` is one plain condition an ``OR`` can pool."""
+    if not isinstance(spec, dict) or len(spec) != 1:
+        return None
+    ((field, value),) = spec.items()
+    if field.upper() in ("AND", "OR", "NOT"):
+        return None
+    if not isinstance(value, dict):
+        return field, "eq", value
+    if len(value) != 1:
+        return None
+    ((op, want),) = value.items()
+    if op in ("contains", "icontains") and isinstance(want, str):
+        return field, op, want
+    if op == "eq" or (op == "in" and isinstance(want, list)):
+        return field, op, want
+    return None
+
+
+def _any_of(subs: list[Any], path: str) -> Test:
+    pools: dict[tuple[str, str], list[Any]] = {}
+    tests: list[Test] = []
+    for i, sub in enumerate(subs):
+        leaf = _single_leaf(sub)
+        if leaf is None:
+            tests.append(_compile(sub, f"{path}.{i}"))
+            continue
+        field, op, want = leaf
+        where = f"{path}.{i}.{field}"
+        key = (field, "eq" if op == "in" else op)
+        if op == "in":
+            pools.setdefault(key, []).extend(_wants(field, want, where))
+        elif op == "eq":
+            pools.setdefault(key, []).append(_wants(field, want, where))
+        else:
+            pools.setdefault(key, []).append(want.casefold() if op == "icontains" else want)
+    for (field, op), wants in pools.items():
+        tests.insert(0, _pooled(field, op, wants))
+    return lambda row: any(t(row) for t in tests)
+
+
+def _pooled(field: str, op: str, wants: list[Any]) -> Test:
+    if op == "icontains":
+        def folded(row: _Row) -> bool:
+            h = row.fold(field)
+            return h is not None and any(w in h for w in wants)
+        return folded
+    if op == "contains":
+        def contains(row: _Row) -> bool:
+            h = row.get(field)
+            return isinstance(h, str | list) and any(w in h for w in wants)
+        return contains
+    member = _member(wants)
+    return lambda row: member(row.get(field))
+
+
+def _compile(spec: Any, path: str) -> Test:
     if not isinstance(spec, dict):
         raise InvalidInput("must be an object", field=path)
-    parts: list[Predicate] = []
+    parts: list[Test] = []
     for key, value in spec.items():
         here = f"{path}.{key}"
         upper = key.upper()
         if upper in ("AND", "OR"):
             if not isinstance(value, list) or not value:
                 raise InvalidInput(f"'{key}' takes a non-empty list of filters", field=here)
-            subs = [compile_filter(v, f"{here}.{i}") for i, v in enumerate(value)]
-            parts.append((lambda s: lambda m: all(p(m) for p in s))(subs) if upper == "AND"
-                         else (lambda s: lambda m: any(p(m) for p in s))(subs))
+            if upper == "OR":
+                parts.append(_any_of(value, here))
+            else:
+                subs = [_compile(v, f"{here}.{i}") for i, v in enumerate(value)]
+                parts.append((lambda s: lambda row: all(p(row) for p in s))(subs))
         elif upper == "NOT":
-            sub = compile_filter(value, here) if isinstance(value, dict) else None
-            if isinstance(value, list):
-                subs = [compile_filter(v, f"{here}.{i}") for i, v in enumerate(value)]
-                parts.append((lambda s: lambda m: not any(p(m) for p in s))(subs))
-            elif sub is not None:
-                parts.append((lambda p: lambda m: not p(m))(sub))
+            if isinstance(value, list) and value:
+                sub = _any_of(value, here)
+            elif isinstance(value, dict):
+                sub = _compile(value, here)
             else:
                 raise InvalidInput("'NOT' takes a filter or a list of filters", field=here)
+            parts.append((lambda p: lambda row: not p(row))(sub))
         elif isinstance(value, dict):
             if not value:
                 raise InvalidInput("an operator object must not be empty", field=here)
-            for op, want in value.items():
-                if op not in OPS:
-                    raise InvalidInput(f"unknown operator {op!r}; known: {', '.join(OPS)}", field=f"{here}.{op}")
-                test = _op(op, want, f"{here}.{op}")
-                parts.append((lambda f, t: lambda m: t(_value(m, f)))(key, test))
+            parts += [_leaf(key, op, want, f"{here}.{op}") for op, want in value.items()]
         else:
-            test = _op("eq", value, here)
-            parts.append((lambda f, t: lambda m: t(_value(m, f)))(key, test))
-    return lambda m: all(p(m) for p in parts)
+            parts.append(_leaf(key, "eq", value, here))
+    if len(parts) == 1:
+        return parts[0]
+    return lambda row: all(p(row) for p in parts)
+
+
+def compile_filter(spec: Any, limits: Limits = LIMITS) -> Predicate:
+    """A predicate over memory items; raises ``InvalidInput`` for malformed filters and
+    for filters over ``limits``."""
+    if spec is None:
+        return lambda _: True
+    check_filter(spec, limits)
+    test = _compile(spec, "filters")
+    return lambda item: test(_Row(item))
 
 
 def scope_of(spec: Any, _depth: int = 0) -> dict[str, str]:
@@ -125,7 +320,7 @@ def scope_of(spec: Any, _depth: int = 0) -> dict[str, str]:
             out[key] = value
         elif key in SCOPE_FIELDS and isinstance(value, dict) and set(value) == {"eq"} and isinstance(value["eq"], str):
             out[key] = value["eq"]
-        elif key.upper() == "AND" and isinstance(value, list):
+        elif isinstance(key, str) and key.upper() == "AND" and isinstance(value, list):
             for sub in value:
                 for k, v in scope_of(sub, _depth + 1).items():
                     out.setdefault(k, v)

@@ -216,9 +216,11 @@ class TrulyMem:
     def import_jsonl(self, lines: Iterable[str], *, all_users: bool = False) -> dict[str, int]:
         """Import rows written by ``export_jsonl``, all or nothing; identical rows are skipped.
 
-        Rows must belong to this scope's user unless ``all_users`` (a whole-database restore)."""
+        Rows must belong to this scope's user unless ``all_users`` (a whole-database restore);
+        without it a global scope is read-only, as everywhere."""
+        scope = Scope.everyone() if all_users else self.scope.writable()
         rows = parse_lines(lines)
         with self.store.transaction():
-            check_rows(self.store, rows, Scope.everyone() if all_users else self.scope)
+            check_rows(self.store, rows, scope)
             return self.store.import_rows(rows)
 

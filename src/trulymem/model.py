@@ -14,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import AfterValidator, Field, TypeAdapter
 
 from trulymem.errors import InvalidInput
+from trulymem.limits import shown
 
 MAX_ID_LEN = 128
 MAX_NAME = 500  # subjects, task ids
@@ -77,7 +78,7 @@ class TaskState(StrEnum):
         found = _STATE_ALIASES.get(key)
         if found is None:
             allowed = ", ".join([s.value for s in cls] + list(_STATE_ZH))
-            raise InvalidInput(f"unknown task state {value!r}; use one of: {allowed}", field="state")
+            raise InvalidInput(f"unknown task state {shown(value)}; use one of: {allowed}", field="state")
         return found
 
 

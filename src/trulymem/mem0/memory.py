@@ -25,7 +25,7 @@ from trulymem.mem0 import ops as mem0_ops
 from trulymem.model import Scope, utcnow
 from trulymem.store.base import Store
 from trulymem.store.sqlite import SQLiteStore
-from trulymem.tools.base import ToolContext
+from trulymem.tools.base import ToolContext, validation_as_invalid
 
 T = TypeVar("T")
 
@@ -71,7 +71,8 @@ class Memory:
         ctx = self._ctx(user_id, agent_id, app_id, run_id)
         if ctx.scope.user_id is None:
             raise InvalidInput("add needs a user_id", field="user_id")
-        out = mem0_ops.add(ctx, messages, metadata=metadata, infer=infer, llm=self.llm)
+        with validation_as_invalid():
+            out = mem0_ops.add(ctx, messages, metadata=metadata, infer=infer, llm=self.llm)
         note = out.pop("note", None)
         if note and not self._warned:
             warnings.warn(note, stacklevel=2)
@@ -83,11 +84,14 @@ class Memory:
                top_k: int | None = None, limit: int | None = None, threshold: float | None = None) -> dict[str, Any]:
         ctx = self._ctx(user_id, agent_id, app_id)
         filters = _with_run(filters, run_id)
-        return mem0_ops.search(ctx, ctx.scope, query, filters=filters, top_k=top_k or limit or 10, threshold=threshold)
+        with validation_as_invalid():
+            return mem0_ops.search(ctx, ctx.scope, query, filters=filters, top_k=top_k or limit or 10,
+                                   threshold=threshold)
 
     def get(self, memory_id: str) -> dict[str, Any] | None:
         try:
-            return mem0_ops.get(self._ctx(), memory_id, Scope.everyone())
+            with validation_as_invalid():
+                return mem0_ops.get(self._ctx(), memory_id, Scope.everyone())
         except NotFound:
             return None
 
@@ -95,25 +99,33 @@ class Memory:
                 app_id: str | None = None, filters: dict[str, Any] | None = None, page: int = 1,
                 page_size: int | None = None, limit: int | None = None) -> dict[str, Any]:
         ctx = self._ctx(user_id, agent_id, app_id)
-        return mem0_ops.get_all(ctx, ctx.scope, filters=_with_run(filters, run_id), page=page,
-                                page_size=page_size or limit or 100)
+        with validation_as_invalid():
+            return mem0_ops.get_all(ctx, ctx.scope, filters=_with_run(filters, run_id), page=page,
+                                    page_size=page_size or limit or 100)
 
     def update(self, memory_id: str, text: str | None = None, metadata: dict[str, Any] | None = None, *,
                data: str | None = None) -> dict[str, Any]:
-        """``data`` is the older mem0 name of ``text``."""
-        return mem0_ops.update(self._ctx(), memory_id, Scope.everyone(), text=text if text is not None else data,
-                               metadata=metadata)
+        """``data`` is the older mem0 name of ``text``. Like mem0's, it names only the memory:
+        this handle on the whole database changes it as its own user."""
+        ctx, text = self._ctx(), text if text is not None else data
+        with validation_as_invalid():
+            mem0_ops.check_update(text, metadata)  # bad arguments are named before the id is looked up
+            return mem0_ops.update(ctx, memory_id, mem0_ops.owner(ctx, memory_id), text=text, metadata=metadata)
 
     def delete(self, memory_id: str) -> dict[str, Any]:
-        return mem0_ops.delete(self._ctx(), memory_id, Scope.everyone())
+        ctx = self._ctx()
+        with validation_as_invalid():
+            return mem0_ops.delete(ctx, memory_id, mem0_ops.owner(ctx, memory_id))
 
     def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
                    app_id: str | None = None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
         ctx = self._ctx(user_id, agent_id, app_id)
-        return mem0_ops.delete_all(ctx, ctx.scope, _with_run(filters, run_id))
+        with validation_as_invalid():
+            return mem0_ops.delete_all(ctx, ctx.scope, _with_run(filters, run_id))
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
-        return mem0_ops.history(self._ctx(), memory_id, Scope.everyone())
+        with validation_as_invalid():
+            return mem0_ops.history(self._ctx(), memory_id, Scope.everyone())
 
     def reset(self) -> dict[str, Any]:
         """Forget every memory of every user in this database (kept in history, like all deletes)."""

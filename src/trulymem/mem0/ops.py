@@ -17,15 +17,16 @@ from dataclasses import replace
 from typing import Any
 
 from trulymem.errors import InvalidInput, NotFound
-from trulymem.filters import compile_filter, scope_of
+from trulymem.filters import check_filter, compile_filter, scope_of
 from trulymem.llm.base import LLM, json_reply
 from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories
-from trulymem.model import EdgeKind, Fact, Scope, to_json
+from trulymem.model import MAX_TEXT, EdgeKind, Fact, Scope, to_json
 from trulymem.recall import RecallQuery, recall
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
-from trulymem.tools.base import ToolContext, embed_dirty
+from trulymem.tools.base import ToolContext, embed_dirty, validate_as
 from trulymem.tools.commit import TripletIn, commit_triplets
+from trulymem.tools.fields import MAX_LABEL, MAX_TRIPLETS, Label, Metadata, Query, Text
 
 OWNER = "user"
 MAX_PAGE = 1000
@@ -53,27 +54,36 @@ def scope_for(base: Scope, user_id: str | None = None, agent_id: str | None = No
 
 
 def _messages(messages: Any) -> list[dict[str, str]]:
+    """Each message's role and text, checked as ``memory_commit`` checks an object (at most
+    4,000 characters: one memory, not a document)."""
     if isinstance(messages, str):
-        messages = [{"role": "user", "content": messages}]
-    elif isinstance(messages, dict):
+        return [{"role": "user", "content": validate_as(Text, messages, "messages")}]
+    if isinstance(messages, dict):
         messages = [messages]
     if not isinstance(messages, list) or not messages:
         raise InvalidInput("must be a string, a message or a non-empty list of messages", field="messages")
+    if len(messages) > MAX_TRIPLETS:
+        raise InvalidInput(f"holds {len(messages)} messages; the limit is {MAX_TRIPLETS} a call", field="messages")
     out = []
     for i, m in enumerate(messages):
-        if not isinstance(m, dict) or not isinstance(m.get("content"), str) or not m["content"].strip():
-            raise InvalidInput("each message needs a non-empty 'content' string", field=f"messages.{i}")
-        out.append({"role": str(m.get("role", "user")), "content": m["content"]})
+        if not isinstance(m, dict):
+            raise InvalidInput("must be an object with a 'content' string", field=f"messages.{i}")
+        role = m.get("role", "user")
+        if not isinstance(role, str) or not 0 < len(role) <= MAX_LABEL:
+            raise InvalidInput(f"must be a string of 1-{MAX_LABEL} characters", field=f"messages.{i}.role")
+        out.append({"role": role, "content": validate_as(Text, m.get("content"), f"messages.{i}.content")})
     return out
 
 
 def _fields(metadata: dict[str, Any] | None) -> dict[str, Any]:
-    meta = dict(metadata or {})
+    """A memory's fact fields from mem0 metadata, with ``memory_commit``'s limits: JSON of at
+    most 16 KB, a ``type`` label, a boolean ``pinned``, a ``confidence`` from 0 to 1."""
     if not isinstance(metadata, dict | None):
         raise InvalidInput("must be an object", field="metadata")
+    meta = validate_as(Metadata, metadata or {}, "metadata")
     fields: dict[str, Any] = {"metadata": {k: v for k, v in meta.items() if k not in _RESERVED_META}}
     if meta.get("type") is not None:
-        fields["type"] = str(meta["type"])
+        fields["type"] = validate_as(Label, meta["type"], "metadata.type")
     if "pinned" in meta:
         if not isinstance(meta["pinned"], bool):
             raise InvalidInput("must be true or false", field="metadata.pinned")
@@ -86,6 +96,12 @@ def _fields(metadata: dict[str, Any] | None) -> dict[str, Any]:
     return fields
 
 
+def _number(value: Any, field: str, low: float, high: float, *, integer: bool = True) -> None:
+    kinds = int if integer else int | float
+    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+        raise InvalidInput(f"must be {'an integer' if integer else 'a number'} from {low:g} to {high:g}", field=field)
+
+
 def extract_facts(llm: LLM, messages: list[dict[str, str]]) -> list[str]:
     text = "\n".join(f"{m['role']}: {m['content']}" for m in messages)
     reply = llm.complete([{"role": "user", "content": EXTRACT_PROMPT.format(conversation=text)}]).content
@@ -95,7 +111,9 @@ def extract_facts(llm: LLM, messages: list[dict[str, str]]) -> list[str]:
         raise InvalidInput("the model's fact list was not JSON; nothing stored", field="infer") from None
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise InvalidInput("the model did not answer with a list of strings; nothing stored", field="infer")
-    return [f.strip() for f in facts if f.strip()]
+    if any(len(f.strip()) > MAX_TEXT for f in facts):
+        raise InvalidInput(f"the model wrote a fact over {MAX_TEXT} characters; nothing stored", field="infer")
+    return [f.strip() for f in facts if name_key(f)]
 
 
 def add(ctx: ToolContext, messages: Any, *, metadata: dict[str, Any] | None = None, infer: bool = False,
@@ -104,6 +122,7 @@ def add(ctx: ToolContext, messages: Any, *, metadata: dict[str, Any] | None = No
     the model extracts from the conversation."""
     msgs = _messages(messages)
     fields = _fields(metadata)
+    ctx.scope.writable()  # before a model is asked anything
     inferred = infer and llm is not None
     texts = extract_facts(llm, msgs) if inferred and llm else [m["content"].strip() for m in msgs]
     if not texts:
@@ -120,6 +139,7 @@ def add(ctx: ToolContext, messages: Any, *, metadata: dict[str, Any] | None = No
 
 
 def _fact(ctx: ToolContext, memory_id: str, scope: Scope, *, current: bool = True) -> Fact:
+    memory_id = validate_as(Label, memory_id, "memory_id")
     facts = ctx.store.facts(FactQuery(scope=scope, ids=[memory_id], validity="all"))
     f = facts[0] if facts else None
     seen = 0
@@ -131,13 +151,20 @@ def _fact(ctx: ToolContext, memory_id: str, scope: Scope, *, current: bool = Tru
     return f
 
 
+def owner(ctx: ToolContext, memory_id: str) -> Scope:
+    """The scope of the user a memory belongs to: for the local, whole-database API
+    (``trulymem.Memory``), whose ``update``/``delete`` name only the memory."""
+    with ctx.store.transaction(write=False):
+        return Scope(user_id=_fact(ctx, memory_id, Scope.everyone()).user_id)
+
+
 def get(ctx: ToolContext, memory_id: str, scope: Scope) -> dict[str, Any]:
     with ctx.store.transaction(write=False):
         return item_dict(as_item(_fact(ctx, memory_id, scope)))
 
 
 def _matching(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None) -> Iterator[MemoryItem]:
-    test = compile_filter(filters)
+    test = compile_filter(filters, ctx.limits)
     s = scope_of(filters)
     user = s.get("user_id", base.user_id)
     scope = Scope(user_id=user, agent_id=s.get("agent_id", base.agent_id), app_id=s.get("app_id", base.app_id)) \
@@ -147,10 +174,9 @@ def _matching(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None) -> 
 
 def get_all(ctx: ToolContext, base: Scope, *, filters: dict[str, Any] | None = None, page: int = 1,
             page_size: int = 100) -> dict[str, Any]:
-    if page < 1:
-        raise InvalidInput("must be 1 or more", field="page")
-    if not 1 <= page_size <= MAX_PAGE:
-        raise InvalidInput(f"must be between 1 and {MAX_PAGE}", field="page_size")
+    _number(page, "page", 1, 1 << 31)
+    _number(page_size, "page_size", 1, MAX_PAGE)
+    check_filter(filters, ctx.limits)
     with ctx.store.transaction(write=False):
         items = list(_matching(ctx, base, filters))
     start = (page - 1) * page_size
@@ -163,9 +189,13 @@ def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any]
            threshold: float | None = None) -> dict[str, Any]:
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("must not be empty", field="query")
-    if not 1 <= top_k <= 100:
-        raise InvalidInput("must be between 1 and 100", field="top_k")
-    test = compile_filter(filters)
+    if len(query) > ctx.limits.search_query_chars:
+        raise InvalidInput(f"is {len(query)} characters; the limit is {ctx.limits.search_query_chars}", field="query")
+    query = validate_as(Query, query, "query")
+    _number(top_k, "top_k", 1, 100)
+    if threshold is not None:  # above 1 matches nothing, as in mem0
+        _number(threshold, "threshold", float("-inf"), float("inf"), integer=False)
+    test = compile_filter(filters, ctx.limits)
     s = scope_of(filters)
     scope = scope_for(base, s.get("user_id"), s.get("agent_id"), s.get("app_id"))
     if scope.user_id is None:
@@ -190,16 +220,22 @@ def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any]
     return {"results": out}
 
 
-def update(ctx: ToolContext, memory_id: str, base: Scope, *, text: str | None = None,
-           metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+def check_update(text: Any, metadata: Any) -> tuple[str | None, dict[str, Any]]:
+    """An update's text and fact fields, checked as ``memory_commit`` checks them."""
     if text is None and metadata is None:
         raise InvalidInput("give text and/or metadata", field="text")
-    if text is not None and not text.strip():
-        raise InvalidInput("must not be empty", field="text")
+    return (None if text is None else validate_as(Text, text, "text")), (
+        {} if metadata is None else _fields(metadata))
+
+
+def update(ctx: ToolContext, memory_id: str, base: Scope, *, text: str | None = None,
+           metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    text, extra = check_update(text, metadata)
+    scope = base.writable()  # Scope.everyone() reads every user and writes none
     with ctx.store.transaction():
-        f = _fact(ctx, memory_id, base.user_wide())
-        new_meta = {**f.metadata, **_fields(metadata)["metadata"]} if metadata is not None else f.metadata
-        extra = _fields(metadata) if metadata is not None else {}
+        f = _fact(ctx, memory_id, scope.user_wide())
+        new_meta = f.metadata if metadata is None else validate_as(
+            Metadata, {**f.metadata, **extra["metadata"]}, "metadata")  # the merged metadata within the limit too
         if text is not None and text.strip() != (f.object or "") and name_key(text) == name_key(f.object or ""):
             # the same text in other case or width: the node's display name is what changes
             node = ctx.store.nodes(NodeQuery(scope=Scope.everyone(), ids=[f.object_id]))[0]
@@ -226,13 +262,15 @@ def update(ctx: ToolContext, memory_id: str, base: Scope, *, text: str | None = 
 
 
 def delete(ctx: ToolContext, memory_id: str, base: Scope) -> dict[str, Any]:
+    scope = base.writable()  # Scope.everyone() reads every user and writes none
     with ctx.store.transaction():
-        f = _fact(ctx, memory_id, base.user_wide())
+        f = _fact(ctx, memory_id, scope.user_wide())
         ctx.store.invalidate_facts([f.id], ctx.now)
     return {"message": "Memory deleted successfully!", "id": f.id}
 
 
 def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = None) -> dict[str, Any]:
+    check_filter(filters, ctx.limits)
     named = scope_of(filters)
     if base.user_id is None and not named.get("user_id"):
         raise InvalidInput("delete_all needs a user_id (argument or filter)", field="user_id")
@@ -247,6 +285,7 @@ def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = N
 
 def history(ctx: ToolContext, memory_id: str, base: Scope) -> list[dict[str, Any]]:
     """The memory's versions, oldest first, as mem0's ADD / UPDATE / DELETE events."""
+    memory_id = validate_as(Label, memory_id, "memory_id")
     scope = base.user_wide()
     with ctx.store.transaction(write=False):
         found = ctx.store.facts(FactQuery(scope=scope, ids=[memory_id], validity="all"))

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 
 from trulymem.embed.base import Embedder
 from trulymem.errors import InvalidInput, NotFound, TrulyMemError
+from trulymem.limits import LIMITS, Limits, shown
 from trulymem.llm.base import LLM
 from trulymem.model import Node, NodeType, Scope
 from trulymem.store.base import NodeQuery, Store
@@ -75,6 +76,7 @@ class ToolContext:
     turn_tokens: int | None = None  # size of those calls and their results (what context_rewrite replaces)
     embedder: Embedder | None = None
     llm: LLM | None = None  # for tools that can ask a model (add_memory with infer=True)
+    limits: Limits = LIMITS  # complexity caps (filters, queries); a server may pass stricter ones
 
     def within(self, scope: Scope) -> ToolContext:
         """The same call (store, time, embedder, model) seen from another scope."""
@@ -162,17 +164,43 @@ def get_tool(name: str) -> Tool[Any]:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise InvalidInput(f"unknown tool {name!r}; known: {', '.join(sorted(REGISTRY))}", field="tool") from None
+        raise InvalidInput(f"unknown tool {shown(name)}; known: {', '.join(sorted(REGISTRY))}", field="tool") from None
 
 
 def run_tool(tool: Tool[Any], ctx: ToolContext, args: dict[str, Any] | BaseModel) -> BaseModel:
     """Validate, then run in one transaction: all or nothing. Raises ``TrulyMemError``."""
-    with gc_paused() if tool.bulk else nullcontext():
+    with gc_paused() if tool.bulk else nullcontext(), validation_as_invalid():
         parsed = tool.parse(args)
         if tool.own_transaction:
             return tool.run(ctx, parsed)
         with embedded_writes(ctx.store, ctx.embedder) if tool.writes else ctx.store.transaction(write=False):
             return tool.run(ctx, parsed)
+
+
+@contextmanager
+def validation_as_invalid(field: str | None = None) -> Iterator[None]:
+    """The one place a pydantic ``ValidationError`` becomes ``InvalidInput``: around every
+    tool run (a model built inside a tool, such as a ``TripletIn``, included) and every
+    ``trulymem.Memory`` method. Never chained: pydantic's text repeats the input."""
+    try:
+        yield
+    except ValidationError as exc:
+        raise invalid_from(exc, field) from None
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def validate_as(kind: Any, value: Any, field: str) -> Any:
+    """``value`` checked (and normalised) as the input field type ``kind`` — ``Text``,
+    ``Label``, ``Metadata`` … — with the errors of the tool inputs, named ``field``."""
+    adapter = _ADAPTERS.get(kind)
+    if adapter is None:
+        adapter = _ADAPTERS[kind] = TypeAdapter(kind)
+    if isinstance(value, str):
+        _check_unicode(value, [field])
+    with validation_as_invalid(field):
+        return adapter.validate_python(value)
 
 
 @contextmanager
@@ -233,11 +261,21 @@ def call_tool(name: str, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     return ToolResult(tool=name, ok=True, result=out.model_dump(mode="json"))
 
 
-def invalid_from(exc: ValidationError) -> InvalidInput:
-    errors = exc.errors()
+_PATTERNS = {r"^[\w.:-]+$": "may hold only letters, digits and _ . : - (no spaces)",
+             r"^[A-Za-z][A-Za-z0-9_]*$": "must be a letter, then letters, digits or _"}
+
+
+def invalid_from(exc: ValidationError, field: str | None = None) -> InvalidInput:
+    """One ``InvalidInput`` for pydantic's errors: the first one's location (under ``field``)
+    and message, without the input it was given."""
+    errors = exc.errors(include_input=False, include_url=False)
+    if not errors:
+        return InvalidInput("is not valid", field=field)
     first = errors[0]
-    loc = ".".join(str(p) for p in first["loc"]) or None
+    loc = ".".join(p for p in (field, ".".join(str(p) for p in first["loc"])) if p) or None
     msg = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "string_pattern_mismatch":
+        msg = _PATTERNS.get(str((first.get("ctx") or {}).get("pattern")), msg)
     original = (first.get("ctx") or {}).get("error")
     if isinstance(original, InvalidInput):
         # A validator that named its own field: keep it, under the location it ran at.

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StringConstraints
 
+from trulymem.limits import LIMITS
 from trulymem.model import MAX_NAME, MAX_RELATION, MAX_TEXT
 from trulymem.text import name_key
 
@@ -22,6 +23,9 @@ def _visible(value: str) -> str:
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME), AfterValidator(_visible)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT), AfterValidator(_visible)]
+# A search query: text to match, as long as a memory may be (see trulymem.limits).
+Query = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=LIMITS.search_query_chars),
+                  AfterValidator(_visible)]
 Relation = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_RELATION), AfterValidator(_visible)
 ]

@@ -9,10 +9,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from trulymem.errors import InvalidInput
+from trulymem.limits import LIMITS
 from trulymem.mem0 import ops as mem0_ops
 from trulymem.model import Scope
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register
-from trulymem.tools.fields import Label, Metadata, Text
+from trulymem.tools.fields import Label, Metadata, Query, Text
 
 Filters = dict[str, Any]
 FILTER_HELP = ('mem0 filters: {"AND": [...]}, {"OR": [...]}, {"NOT": {...}}, leaves {"field": value} or '
@@ -43,7 +44,7 @@ class AddMemoryInput(_Scoped):
 
 
 class SearchMemoriesInput(_Scoped):
-    query: Text
+    query: Query = Field(description=f"What to look for (at most {LIMITS.search_query_chars} characters).")
     filters: Filters | None = Field(None, description=FILTER_HELP)
     top_k: int = Field(10, ge=1, le=100)
     threshold: float | None = Field(None, ge=0.0, le=1.0, description="Minimum relevance score (0-1).")
@@ -57,6 +58,8 @@ class GetMemoriesInput(_Scoped):
 
 class MemoryIdInput(ToolInput):
     memory_id: Label
+    user_id: Label | None = Field(None, description="Whose memory (default: the server's user). Changing or "
+                                                    "deleting a memory needs a user: reading all users is read-only.")
 
 
 class UpdateMemoryInput(MemoryIdInput):
@@ -95,16 +98,20 @@ def _get_all(ctx: ToolContext, inp: GetMemoriesInput) -> Result:
                                      page_size=inp.page_size))
 
 
+def _owner(ctx: ToolContext, inp: MemoryIdInput) -> Scope:
+    return mem0_ops.scope_for(ctx.scope, inp.user_id)
+
+
 def _get(ctx: ToolContext, inp: MemoryIdInput) -> Result:
-    return Result(**mem0_ops.get(ctx, inp.memory_id, ctx.scope))
+    return Result(**mem0_ops.get(ctx, inp.memory_id, _owner(ctx, inp)))
 
 
 def _update(ctx: ToolContext, inp: UpdateMemoryInput) -> Result:
-    return Result(**mem0_ops.update(ctx, inp.memory_id, ctx.scope, text=inp.text, metadata=inp.metadata))
+    return Result(**mem0_ops.update(ctx, inp.memory_id, _owner(ctx, inp), text=inp.text, metadata=inp.metadata))
 
 
 def _delete(ctx: ToolContext, inp: MemoryIdInput) -> Result:
-    return Result(**mem0_ops.delete(ctx, inp.memory_id, ctx.scope))
+    return Result(**mem0_ops.delete(ctx, inp.memory_id, _owner(ctx, inp)))
 
 
 def _delete_all(ctx: ToolContext, inp: DeleteAllInput) -> Result:
@@ -112,7 +119,7 @@ def _delete_all(ctx: ToolContext, inp: DeleteAllInput) -> Result:
 
 
 def _history(ctx: ToolContext, inp: MemoryIdInput) -> Result:
-    return Result(results=mem0_ops.history(ctx, inp.memory_id, ctx.scope))
+    return Result(results=mem0_ops.history(ctx, inp.memory_id, _owner(ctx, inp)))
 
 
 def _dream(ctx: ToolContext, inp: DreamInput) -> Result:

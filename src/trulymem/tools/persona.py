@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from trulymem.limits import shown
 from trulymem.model import MAX_RELATION, MAX_TEXT, EdgeKind, Fact, NodeType, Scope
 from trulymem.store.base import FactQuery
 from trulymem.text import name_key, relation_key
@@ -33,7 +34,7 @@ class PersonaSetInput(ToolInput):
         for name, value in attrs.items():
             name = name.strip()
             if not relation_key(name) or len(name) > MAX_RELATION:
-                raise ValueError(f"attribute name {name!r} must have 1-{MAX_RELATION} visible characters")
+                raise ValueError(f"attribute name {shown(name)} must have 1-{MAX_RELATION} visible characters")
             if relation_key(name) in seen:
                 raise ValueError(f"attributes {seen[relation_key(name)]!r} and {name!r} are the same attribute")
             seen[relation_key(name)] = name

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from trulymem.errors import InvalidInput
+from trulymem.limits import LIMITS, shown
 from trulymem.model import UTCDatetime
 from trulymem.recall import PRESETS, RecallQuery, RecallResult, recall
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register, require_user
 from trulymem.tools.fields import Name
 
-MAX_QUERY = 1000
+MAX_QUERY = LIMITS.recall_query_chars
 
 
 class TimeRange(InputPart):
@@ -43,7 +44,7 @@ class RecallInput(ToolInput):
     @model_validator(mode="after")
     def _preset(self) -> RecallInput:
         if self.preset not in PRESETS:
-            raise InvalidInput(f"unknown preset {self.preset!r}; use one of {', '.join(PRESETS)}", field="preset")
+            raise InvalidInput(f"unknown preset {shown(self.preset)}; use one of {', '.join(PRESETS)}", field="preset")
         return self
 
 
