@@ -72,8 +72,8 @@ def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str
     """Paraphrases with few words in common ("Alembic for DB migrations" / "migrations
     are written with Alembic"), as candidates for the judge: each other's nearest
     neighbour, clearly closer than their other neighbours (a margin over the mean of the
-    next few, as in bitext mining) and not far in absolute terms; or among each other's
-    few nearest and close (``cosine_threshold``)."""
+    next few, as in bitext mining) and not far in absolute terms; or one of the other's two
+    nearest and close (``cosine_threshold``)."""
     out: dict[tuple[int, int], float] = {}
     groups: dict[str, list[int]] = defaultdict(list)
     for i, block in enumerate(blocks):
@@ -100,7 +100,7 @@ def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str
                 c = float(norm[x] @ norm[y])
                 mutual = rank == 0 and int(top[y][0]) == x and c >= cfg.semantic_floor and \
                     c / max(float(knn[x] + knn[y]) / 2, 1e-6) >= cfg.semantic_margin
-                if mutual or c >= cfg.cosine_threshold or (wide and rank <= 1 and c >= cfg.model_floor):
+                if mutual or (rank <= 1 and c >= (cfg.model_floor if wide else cfg.cosine_threshold)):
                     i, j = members[x], members[y]
                     if _key(live[i], live[j]) not in distinct:
                         out[(min(i, j), max(i, j))] = round(c, 3)

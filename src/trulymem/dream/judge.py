@@ -494,9 +494,19 @@ _CHANGE_ZH = [re.compile(p) for p in (
     r"(?P<old>[^，。；,;]{1,20}?)(?:已经|已)?(?:被)?(?:弃用|停用|下线|淘汰)")]
 
 
+# a cheap look for the words every change pattern needs, before the patterns themselves
+_CHANGE_HINT = re.compile(r"moved|migrated|switched|changed|went|upgraded|transitioned|replaced|no longer|instead of|"
+                          r"ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
+                          r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
+                          re.IGNORECASE)
+
+
+@lru_cache(maxsize=131_072)
 def replaced_value(text: str) -> str | None:
     """The value a change statement says is no longer current ("Heroku" in "we moved from
     Heroku to Lambda"), or ``None``."""
+    if not _CHANGE_HINT.search(text):
+        return None
     for pattern in (*_CHANGE_EN, *_CHANGE_ZH):
         m = pattern.search(text)
         if m:

@@ -75,6 +75,10 @@ class VectorMixin(SQLiteBase):
     def cached_vectors(self, scope: Scope, model: str, digests: Sequence[bytes]) -> dict[bytes, bytes]:
         user, part = self._cache_key(scope)
         found: dict[bytes, bytes] = {}
+        if len(digests) > 2000:  # most of the scope: one scan beats thousands of key lookups
+            want = set(digests)
+            return {d: v for d, v in self._q("SELECT digest, vec FROM text_vectors WHERE user_id = ? AND part = ? "
+                                              "AND model = ?", (user, part, model)) if d in want}
         for chunk in chunks(list(digests)):
             found.update(self._q(f"SELECT digest, vec FROM text_vectors WHERE user_id = ? AND part = ? AND model = ? "
                                  f"AND digest IN ({marks(len(chunk))})", [user, part, model, *chunk]))
