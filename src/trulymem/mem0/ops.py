@@ -99,7 +99,8 @@ def _fields(metadata: dict[str, Any] | None) -> dict[str, Any]:
 def _number(value: Any, field: str, low: float, high: float, *, integer: bool = True) -> None:
     kinds = int if integer else int | float
     if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-        raise InvalidInput(f"must be {'an integer' if integer else 'a number'} from {low:g} to {high:g}", field=field)
+        bounds = f" from {low:g} to {high:g}" if math.isfinite(low) and math.isfinite(high) else ""
+        raise InvalidInput(f"must be {'an integer' if integer else 'a number'}{bounds}", field=field)
 
 
 def extract_facts(llm: LLM, messages: list[dict[str, str]]) -> list[str]:
