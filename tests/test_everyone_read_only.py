@@ -102,5 +102,13 @@ def test_http_patch_and_delete_need_a_user(db_path: Path, keyed: bool) -> None:
             # naming the user is how an admin (or a keyless local client) changes a memory
             ok = c.patch(f"/v1/memories/{mid}", json={"text": "coffee", "user_id": "alice"})
             assert ok.status_code == 200, ok.text
+            alice = {"user_id": "alice"}  # or as ?user_id=, on every single-memory route
+            new_id = ok.json()["id"]
+            assert c.patch(f"/v1/memories/{new_id}", params=alice, json={"metadata": {"pinned": True}}).status_code == 200
+            assert c.get(f"/v1/memories/{new_id}", params=alice).json()["pinned"] is True
+            events = c.get(f"/v1/memories/{mid}/history", params=alice).json()["results"]
+            assert [e["event"] for e in events] == ["ADD", "UPDATE"]
+            assert c.delete(f"/v1/memories/{new_id}", params=alice).status_code == 200
+            assert c.get(f"/v1/memories/{new_id}", params=alice).status_code == 404
     finally:
         s.stop()

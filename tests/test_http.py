@@ -53,13 +53,19 @@ def test_every_route_without_keys(open_server: Served) -> None:
                                                     "user_id": "alice"}))["total"] == 1
         found = ok(c.post("/v1/memories/search", json={"user_id": "alice", "query": "where do I live Lisbon"}))
         assert found["results"][0]["id"] == mid and found["results"][0]["score"] == 1.0
-        upd = ok(c.patch(f"/v1/memories/{mid}", json={"text": "I live in Porto", "user_id": "alice"}))
+        # without a key every user is readable, and a change names whose memory it is (?user_id= or the body)
+        alice = {"user_id": "alice"}
+        upd = ok(c.patch(f"/v1/memories/{mid}", params=alice, json={"text": "I live in Porto"}))
         assert ok(c.get(f"/v1/memories/{mid}"))["memory"] == "I live in Porto"  # the old id follows the update
-        hist = ok(c.get(f"/v1/memories/{mid}/history"))
+        assert ok(c.get(f"/v1/memories/{mid}", params=alice))["id"] == upd["id"]
+        hist = ok(c.get(f"/v1/memories/{mid}/history", params=alice))
         assert [e["event"] for e in hist["results"]] == ["ADD", "UPDATE"]
         ok(c.patch(f"/v1/memories/{upd['id']}", json={"metadata": {"pinned": True}, "user_id": "alice"}))
         assert ok(c.get(f"/v1/memories/{upd['id']}"))["pinned"] is True
-        ok(c.post("/v1/tools/delete_memory", params={"user_id": "alice"}, json={"memory_id": upd["id"]}))
+        assert c.get(f"/v1/memories/{upd['id']}", params={"user_id": "bob"}).status_code == 404  # not bob's
+        assert ok(c.patch(f"/v1/memories/{upd['id']}", params={"user_id": "bob"}, json={"text": "x", "user_id": "alice"}),
+                  422)["error"]["field"] == "user_id"  # two different users named: refused, not guessed
+        ok(c.delete(f"/v1/memories/{upd['id']}", params=alice))
         assert c.get(f"/v1/memories/{upd['id']}").status_code == 404
         assert ok(c.delete("/v1/memories", params={"user_id": "alice"}))["deleted"] == 2
         assert ok(c.get("/v1/memories", params={"user_id": "alice"}))["total"] == 0

@@ -106,6 +106,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         budget.check()  # a request that waited out its budget for a worker thread does nothing
         principal = principal_of(request)
         _bind(principal, args, user_id)
+        if user_id is not None and args.get("user_id") not in (None, user_id):
+            raise InvalidInput("?user_id= and the body name different users", field="user_id")
         ctx = ToolContext(store=store, scope=_scope(principal, user_id or args.get("user_id")), now=utcnow(),
                           embedder=embedder, llm=llm)
         res = call_tool(tool, ctx, args)
@@ -159,21 +161,24 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}.items() if v is not None}
         return run(request, "delete_all_memories", args)  # an empty value is refused by the tool, never ignored
 
+    # ?user_id= names whose memory: an admin key or a keyless server reads every user, and
+    # changes a memory only as its user (Scope.everyone() is read-only); a user's key names itself.
     @app.get("/v1/memories/{memory_id}", summary="One memory")
-    def get_memory(request: Request, memory_id: str) -> Any:
-        return run(request, "get_memory", {"memory_id": memory_id})
+    def get_memory(request: Request, memory_id: str, user_id: str | None = None) -> Any:
+        return run(request, "get_memory", {"memory_id": memory_id}, user_id)
 
-    @app.patch("/v1/memories/{memory_id}", summary="Update a memory's text and/or metadata")
-    def update_memory(request: Request, memory_id: str, payload: dict[str, Any] = Body(...)) -> Any:  # noqa: B008
-        return run(request, "update_memory", {**payload, "memory_id": memory_id})
+    @app.patch("/v1/memories/{memory_id}", summary="Update a memory's text and/or metadata (?user_id= or in the body)")
+    def update_memory(request: Request, memory_id: str, payload: dict[str, Any] = Body(...),  # noqa: B008
+                      user_id: str | None = None) -> Any:
+        return run(request, "update_memory", {**payload, "memory_id": memory_id}, user_id)
 
     @app.delete("/v1/memories/{memory_id}", summary="Forget a memory (kept in history)")
-    def delete_memory(request: Request, memory_id: str) -> Any:
-        return run(request, "delete_memory", {"memory_id": memory_id})
+    def delete_memory(request: Request, memory_id: str, user_id: str | None = None) -> Any:
+        return run(request, "delete_memory", {"memory_id": memory_id}, user_id)
 
     @app.get("/v1/memories/{memory_id}/history", summary="A memory's versions")
-    def memory_history(request: Request, memory_id: str) -> Any:
-        return run(request, "memory_history", {"memory_id": memory_id})
+    def memory_history(request: Request, memory_id: str, user_id: str | None = None) -> Any:
+        return run(request, "memory_history", {"memory_id": memory_id}, user_id)
 
     @app.get("/v1/tasks", summary="The task chain")
     def tasks(request: Request, user_id: str | None = None, limit: int = 20, state: str | None = None) -> Any:
@@ -214,7 +219,9 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         now = utcnow()
         with store.transaction(write=False):
             items = list(iter_memories(store, scope))
+        budget.check("listing the memories to dream over")
         analysis = analyze(items, load_retention(), now, embedder=embedder)
+        budget.check("the dream's analysis")  # the last point before anything is written
         choices: dict[int, Any] = {}
         # '<idA>:<idB>' names a conflict for good; a number is its place in this analysis (which
         # may differ from the one a client saw if memories changed since)
