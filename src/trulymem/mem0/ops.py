@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from trulymem import budget
 from trulymem.errors import InvalidInput, NotFound
 from trulymem.filters import check_filter, compile_filter, scope_of
 from trulymem.llm.base import LLM, json_reply
@@ -170,7 +171,14 @@ def _matching(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None) -> 
     user = s.get("user_id", base.user_id)
     scope = Scope(user_id=user, agent_id=s.get("agent_id", base.agent_id), app_id=s.get("app_id", base.app_id)) \
         if user else Scope.everyone()
-    return (m for m in iter_memories(ctx.store, scope, page_size=500) if test(m))
+    return (m for m in iter_memories(ctx.store, scope, page_size=500) if _in_time("filtering memories") and test(m))
+
+
+def _in_time(what: str) -> bool:
+    """``budget.check`` as a filter clause: every caller of ``_matching`` reads all of its
+    matches before it writes anything, so stopping on any item leaves nothing half done."""
+    budget.check(what)
+    return True
 
 
 def get_all(ctx: ToolContext, base: Scope, *, filters: dict[str, Any] | None = None, page: int = 1,
@@ -206,6 +214,7 @@ def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any]
                      ctx.now, embedder=ctx.embedder)
         ids = [f.id for f in res.facts]
         facts = {f.id: f for f in ctx.store.facts(FactQuery(scope=scope.user_wide(), ids=ids))}
+    budget.check("searching memories")
     top = max((f.score for f in res.facts), default=1.0) or 1.0
     out = []
     for rf in res.facts:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from trulymem import budget
 from trulymem.embed.base import Embedder
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.config import RecallConfig
@@ -157,6 +158,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     known: dict[str, Node] = {}
     expanded: set[str] = set()
     for hop in range(0, max(0, min(q.depth, 3)) + 1):
+        budget.check("recall")  # recall only reads: it can stop between any two steps
         if len(c.facts) >= cfg.max_facts:
             break
         fresh = [n for n, h in c.node_hop.items() if h == hop and n not in expanded]
@@ -191,6 +193,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 _add_why(c.node_why, nid, f"time:{words}")
 
     # --- rank and cut --------------------------------------------------------
+    budget.check("recall")
     fact_ids = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))[: q.limit]
     kept_facts = [c.facts[i] for i in fact_ids]
     node_ids = sorted(c.node_score, key=lambda i: (-c.node_score[i], i))[: q.limit]

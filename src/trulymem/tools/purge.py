@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from trulymem import budget
 from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind
 from trulymem.store.base import FactQuery
@@ -122,6 +123,7 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
         limit=MAX_PURGE + 1,
     )
     facts = store.facts(query)
+    budget.check("matching facts to purge")  # the last point at which stopping writes nothing
     if len(facts) > MAX_PURGE:
         raise InvalidInput(f"matches more than {MAX_PURGE} facts; narrow the criteria", field="criteria")
     result = PurgeResult(
