@@ -25,7 +25,7 @@ from trulymem.dream.report import (
     report,
     summary,
 )
-from trulymem.dream.run import Applied, Choice, apply_dream, dream_lock, undo_dream
+from trulymem.dream.run import Applied, Choice, apply_dream, dream_lock, interrupted, undo_dream
 from trulymem.dream.vectors import CachedEmbedder
 from trulymem.embed import Embedder, get_embedder
 from trulymem.errors import ConfigError, InvalidInput
@@ -151,6 +151,11 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
     if not mem.user_exists():
         emit(no_memories(project))
         return result
+    with mem.store.transaction(write=False):
+        cut = interrupted(mem.store, scope)
+    if cut is not None:
+        result.warnings.append(f"dream run {cut.id} was interrupted before it finished: the steps it applied are "
+                               f"in place, each whole; `trulymem dream --undo --run-id {cut.id}` puts them back")
     items: list[MemoryItem] = []
     with mem.store.transaction(write=False):
         for m in iter_memories(mem.store, scope, page_size=200):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import Any, Literal
 from trulymem.dream.analyze import Analysis
 from trulymem.dream.report import REMINDER
 from trulymem.errors import Conflict, NotFound
-from trulymem.memories import MEMORY_RELATION, iter_memories
+from trulymem.memories import MEMORY_RELATION
 from trulymem.model import Fact, Node, Scope, new_id, to_json
 from trulymem.store.base import Change, FactQuery, NodeQuery, Run, Store
 from trulymem.text import name_key, relation_key
@@ -59,6 +60,7 @@ class _Journal:
         self.store = store
         self.before: dict[str, dict[str, Any]] = {}
         self.created: list[tuple[Literal["fact", "node"], str]] = []
+        self.created_set: set[tuple[str, str]] = set()
 
     def _facts(self, ids: list[str]) -> dict[str, Fact]:
         return {f.id: f for f in self.store.facts(FactQuery(scope=Scope.everyone(), ids=ids, validity="all"))}
@@ -70,7 +72,8 @@ class _Journal:
         return found
 
     def changes(self) -> list[Change]:
-        changed_ids = [i for i in self.before if i not in {c[1] for c in self.created}]
+        created = {c[1] for c in self.created}
+        changed_ids = [i for i in self.before if i not in created]
         facts = self._facts(changed_ids + [i for r, i in self.created if r == "fact"])
         nodes = {n.id: n for n in self.store.nodes(NodeQuery(scope=Scope.everyone(),
                                                              ids=[i for r, i in self.created if r == "node"]))}
@@ -84,19 +87,32 @@ class _Journal:
 def _add(ctx: ToolContext, journal: _Journal, scope: Scope, subject: str, relation: str, obj: str,
          **fields: Any) -> str:
     """Commit one fact in ``scope``'s namespace, journaling what it creates or reinforces."""
+    return _add_many(ctx, journal, scope, [TripletIn(subject=subject, relation=relation, object=obj, **fields)])[0]
+
+
+def _add_many(ctx: ToolContext, journal: _Journal, scope: Scope, triplets: list[TripletIn]) -> list[str]:
+    """Commit facts in ``scope``'s namespace as one batch, journaling what they create and
+    the prior state of what they reinforce."""
     store = ctx.store
-    keys = [name_key(subject), name_key(obj)]
+    keys = list(dict.fromkeys(k for t in triplets for k in (name_key(t.subject), name_key(t.object))))
     existing = {n.key: n.id for n in store.nodes(NodeQuery(scope=scope.namespace(), keys=keys))}
-    if len(existing) == 2 or keys[0] == keys[1] and existing:
-        same = store.active_facts_for([(existing[keys[0]], relation_key(relation), existing[keys[1]])])
-        journal.touch([f.id for f in same.values()])
-    fact, status = commit_triplets(ctx.within(scope), [TripletIn(subject=subject, relation=relation, object=obj, **fields)])[0]
-    if status == "created":
-        journal.created.append(("fact", fact.id))
-    for key, node_id in ((keys[0], fact.subject_id), (keys[1], fact.object_id)):
-        if key not in existing and ("node", node_id) not in journal.created:
+    triples = [(existing[name_key(t.subject)], relation_key(t.relation), existing[name_key(t.object)])
+               for t in triplets if name_key(t.subject) in existing and name_key(t.object) in existing]
+    if triples:
+        journal.touch([f.id for f in store.active_facts_for(triples).values()])
+    out: list[str] = []
+    for fact, status in commit_triplets(ctx.within(scope), triplets):
+        if status == "created" and ("fact", fact.id) not in journal.created_set:
+            journal.created.append(("fact", fact.id))
+            journal.created_set.add(("fact", fact.id))
+        out.append(fact.id)
+    created_nodes = {n.id: n.key for n in store.nodes(NodeQuery(scope=scope.namespace(), keys=keys))
+                     if n.key not in existing}
+    for node_id in created_nodes:
+        if ("node", node_id) not in journal.created_set:
             journal.created.append(("node", node_id))
-    return fact.id
+            journal.created_set.add(("node", node_id))
+    return out
 
 
 def _retire(store: Store, journal: _Journal, ids: list[str], now: Any, superseded_by: str | None = None) -> None:
@@ -104,83 +120,185 @@ def _retire(store: Store, journal: _Journal, ids: list[str], now: Any, supersede
     store.invalidate_facts(ids, now, superseded_by=superseded_by)
 
 
+STEP = 1000  # memories changed per transaction: other writers wait for one step, not the whole run
+# Between steps the lock is left free this long: SQLite's busy handler retries every 100 ms, and
+# a writer waiting on a run that starts its next step at once would never get in.
+PAUSE_S = 0.1
+
+
 def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice], *, branch: str | None,
                 auto: bool = False) -> Applied:
     """Apply merges, the chosen side of each conflict (``choices[i]`` for conflict i;
-    missing or ``None`` = skip) and prunes, in the seed's order, as one journaled run."""
+    missing or ``None`` = skip) and prunes, in the seed's order, as one journaled run.
+
+    The run is written in steps of at most ``STEP`` memories, each one transaction with
+    its journal entries, so other users' writers never wait long for the write lock. Each
+    merge, resolution and prune is whole; the run is marked ``applying`` until its last
+    step, so one interrupted half-way is reported and ``undo`` puts back what it did.
+    Memories changed by someone else between steps are left alone (counted as skipped)."""
     store, now = ctx.store, ctx.now
     run = Applied(run_id=new_id())
-    journal = _Journal(store)
-    with store.transaction():
-        _check_unchanged(store, analysis)
-        for g in analysis.merges:
-            base = next((m for m in g.items if m.subject == g.subject and m.relation == g.relation), g.items[0])
-            ids = [m.id for m in g.items]
-            members = journal.touch(ids)
-            _retire(store, journal, ids, now)
-            # the seed's add_memory metadata, plus where the merge came from
-            meta: dict[str, Any] = {"type": g.type, **({"branch": branch} if branch else {}),
-                                    "confidence": g.confidence, "source": SOURCE, "merged_from": ids,
-                                    "dream_run": run.run_id}
-            scope = Scope(user_id=base.user_id, agent_id=base.agent_id, app_id=base.app_id, session_id=ctx.scope.session_id)
-            # A merge is not news: it keeps its members' event time (the earliest), never now.
-            when = min(f.valid_at for f in members.values())
-            new = _add(ctx, journal, scope, g.subject, g.relation, g.object, type=None if g.type == "unknown" else g.type,
-                       confidence=g.confidence, source=SOURCE, metadata=meta, valid_at=when)
-            store.invalidate_facts(ids, now, superseded_by=new)
-            run.merged += 1
-            run.added.append(new)
-            run.retired += ids
-        for i, c in enumerate(analysis.conflicts):
-            choice = choices.get(i)
-            if choice is None:
-                run.skipped += 1
-                continue
-            winner, loser = (c.a, c.b) if choice == "A" else (c.b, c.a)
-            _retire(store, journal, [loser.id], now, superseded_by=winner.id)
-            run.resolved += 1
-            run.retired.append(loser.id)
-        if analysis.prunes:
-            ids = [p.item.id for p in analysis.prunes]
-            _retire(store, journal, ids, now)
-            run.pruned = len(ids)
-            run.retired += ids
-        if auto and run.skipped:
-            run.reminder = _remind(ctx, journal, run.skipped, branch)
-        if ctx.embedder is not None:
-            embed_dirty(store, ctx.embedder)
-        changes = journal.changes()
-        store.save_run(Run(id=run.run_id, kind=KIND, user_id=ctx.scope.user_id or "", agent_id=ctx.scope.agent_id,
-                           app_id=ctx.scope.app_id, created_at=now,
-                           summary={"merged": run.merged, "pruned": run.pruned, "resolved": run.resolved,
-                                    "skipped": run.skipped, "auto": auto}), changes)
+    record = Run(id=run.run_id, kind=KIND, user_id=ctx.scope.user_id or "", agent_id=ctx.scope.agent_id,
+                 app_id=ctx.scope.app_id, created_at=now, summary={"state": "applying", "auto": auto})
+    steps = _steps(analysis, choices)
+    unresolved = sum(1 for i in range(len(analysis.conflicts)) if choices.get(i) is None)
+    run.skipped = unresolved
+    seq = 0
+    with store.transaction(write=False):
+        _check_unchanged(store, analysis)  # the report still holds: else nothing is applied
+    for k, step in enumerate(steps):
+        last = k == len(steps) - 1
+        with store.transaction():
+            journal = _Journal(store)
+            _apply_step(ctx, journal, analysis, step, branch, run)
+            if last and auto and unresolved:
+                run.reminder = _remind(ctx, journal, unresolved, branch)
+            if ctx.embedder is not None:
+                embed_dirty(store, ctx.embedder)
+            changes = journal.changes()
+            if last:
+                record.summary = {"state": "done", "merged": run.merged, "pruned": run.pruned,
+                                  "resolved": run.resolved, "skipped": run.skipped, "auto": auto}
+            store.save_run(record, changes, first_seq=seq)
+            seq += len(changes)
+        if not last:
+            time.sleep(PAUSE_S)
     return run
+
+
+@dataclass
+class _Step:
+    merges: list[int] = field(default_factory=list)      # indexes into analysis.merges
+    resolves: list[tuple[str, str]] = field(default_factory=list)  # (loser, winner)
+    prunes: list[str] = field(default_factory=list)
+
+    def size(self) -> int:
+        return len(self.resolves) + len(self.prunes) + len(self.merges)
+
+
+def _steps(a: Analysis, choices: dict[int, Choice]) -> list[_Step]:
+    """The run cut into steps of at most ``STEP`` changed memories, in the seed's order
+    (merges, then resolved conflicts, then prunes); always at least one step."""
+    steps = [_Step()]
+    used = 0
+
+    def room(n: int) -> _Step:
+        nonlocal used
+        if used and used + n > STEP:
+            steps.append(_Step())
+            used = 0
+        used += n
+        return steps[-1]
+    for k, g in enumerate(a.merges):
+        room(len(g.items)).merges.append(k)
+    for i, c in enumerate(a.conflicts):
+        if choices.get(i) is not None:
+            winner, loser = (c.a, c.b) if choices[i] == "A" else (c.b, c.a)
+            room(1).resolves.append((loser.id, winner.id))
+    for p in a.prunes:
+        room(1).prunes.append(p.item.id)
+    return steps
+
+
+def _apply_step(ctx: ToolContext, journal: _Journal, a: Analysis, step: _Step, branch: str | None,
+                run: Applied) -> None:
+    """One step's changes, leaving out any memory someone else changed since the report."""
+    store, now = ctx.store, ctx.now
+    ids = [m.id for k in step.merges for m in a.merges[k].items] + [x for x, _ in step.resolves] + step.prunes
+    moved = _changed_since(store, a, ids + [w for _, w in step.resolves])
+    merges = [k for k in step.merges if not {m.id for m in a.merges[k].items} & moved]
+    resolves = [(x, w) for x, w in step.resolves if x not in moved and w not in moved]
+    prunes = [x for x in step.prunes if x not in moved]
+    run.skipped += len(step.merges) - len(merges) + len(step.resolves) - len(resolves) + len(step.prunes) - len(prunes)
+    journal.touch([m.id for k in merges for m in a.merges[k].items] + [x for x, _ in resolves] + prunes)
+    _apply_merges(ctx, journal, a, merges, branch, run)
+    if resolves:
+        store.supersede_facts(resolves, now)
+        run.resolved += len(resolves)
+        run.retired += [x for x, _ in resolves]
+    if prunes:
+        store.invalidate_facts(prunes, now)
+        run.pruned += len(prunes)
+        run.retired += prunes
+
+
+def _apply_merges(ctx: ToolContext, journal: _Journal, analysis: Analysis, which: list[int], branch: str | None,
+                  run: Applied) -> None:
+    """Retire the merged members, write each group's merged memory in its members' namespace
+    (one commit per namespace), then point the members at what replaced them."""
+    store, now = ctx.store, ctx.now
+    if not which:
+        return
+    groups = {k: analysis.merges[k] for k in which}
+    members = journal.touch([m.id for g in groups.values() for m in g.items])
+    store.invalidate_facts([m.id for g in groups.values() for m in g.items], now)  # first: a merged text may equal one
+    by_scope: dict[Scope, list[tuple[int, TripletIn]]] = {}
+    for k, g in groups.items():
+        base = next((m for m in g.items if m.subject == g.subject and m.relation == g.relation), g.items[0])
+        ids = [m.id for m in g.items]
+        # the seed's add_memory metadata, plus where the merge came from
+        meta: dict[str, Any] = {"type": g.type, **({"branch": branch} if branch else {}),
+                                "confidence": g.confidence, "source": SOURCE, "merged_from": ids,
+                                "dream_run": run.run_id}
+        scope = Scope(user_id=base.user_id, agent_id=base.agent_id, app_id=base.app_id,
+                      session_id=ctx.scope.session_id)
+        # A merge is not news: it keeps its members' event time (the earliest), never now.
+        when = min(members[i].valid_at for i in ids)
+        by_scope.setdefault(scope, []).append((k, TripletIn(
+            subject=g.subject, relation=g.relation, object=g.object, type=None if g.type == "unknown" else g.type,
+            confidence=g.confidence, source=SOURCE, metadata=meta, valid_at=when)))
+    new: dict[int, str] = {}
+    for scope, batch in by_scope.items():
+        new.update(zip((k for k, _ in batch), _add_many(ctx, journal, scope, [t for _, t in batch])))
+    store.supersede_facts([(m.id, new[k]) for k, g in groups.items() for m in g.items], now)
+    for k, g in groups.items():
+        run.merged += 1
+        run.added.append(new[k])
+        run.retired += [m.id for m in g.items]
 
 
 def _check_unchanged(store: Store, a: Analysis) -> None:
     ids = [m.id for g in a.merges for m in g.items] + [m.id for c in a.conflicts for m in (c.a, c.b)] + \
         [p.item.id for p in a.prunes]
+    for i in sorted(_changed_since(store, a, ids)):
+        raise Conflict(f"memory {i} changed since the report was made; run the dream again", field="memories")
+
+
+def _changed_since(store: Store, a: Analysis, ids: list[str]) -> set[str]:
+    """Which of ``ids`` are gone, retired or updated since the analysis read them."""
     now = {f.id: f for f in store.facts(FactQuery(scope=Scope.everyone(), ids=ids, validity="all"))}
-    for i in ids:
-        f = now.get(i)
-        if f is None or f.invalid_at is not None or f.updated_at != a.seen[i]:
-            raise Conflict(f"memory {i} changed since the report was made; run the dream again", field="memories")
+    return {i for i in ids if (f := now.get(i)) is None or f.invalid_at is not None or f.updated_at != a.seen[i]}
+
+
+def _reminders(store: Store, scope: Scope) -> dict[str, str]:
+    """The scope's current reminder memories (id -> text), found by their source or wording."""
+    found = store.facts(FactQuery(scope=scope, source=AUTO_SOURCE)) + store.facts(FactQuery(
+        scope=scope, relation_keys=[relation_key(MEMORY_RELATION)], object_contains="mem0-dream detected"))
+    return {f.id: f.object or "" for f in found
+            if f.source == AUTO_SOURCE or (f.object or "").startswith("mem0-dream detected")}
 
 
 def _remind(ctx: ToolContext, journal: _Journal, n: int, branch: str | None) -> str:
     """One reminder memory about skipped conflicts: an older one is superseded, not duplicated."""
     text = REMINDER.format(n=n)
-    old = [m for m in iter_memories(ctx.store, ctx.scope)
-           if (m.metadata.get("source") == AUTO_SOURCE or m.relation == MEMORY_RELATION and
-               m.memory.startswith("mem0-dream detected"))]
-    if any(m.memory == text for m in old):
-        return next(m.id for m in old if m.memory == text)
+    old = _reminders(ctx.store, ctx.scope)
+    if text in old.values():
+        return next(i for i, t in old.items() if t == text)
     meta = {"type": "task_learning", "source": AUTO_SOURCE, **({"branch": branch} if branch else {})}
     new = _add(ctx, journal, ctx.scope.writable(), "user", MEMORY_RELATION, text, type="task_learning",
                source=AUTO_SOURCE, metadata=meta)
     if old:
-        _retire(ctx.store, journal, [m.id for m in old], ctx.now, superseded_by=new)
+        _retire(ctx.store, journal, list(old), ctx.now, superseded_by=new)
     return new
+
+
+def interrupted(store: Store, scope: Scope) -> Run | None:
+    """The scope's latest run, when it stopped before its last step (a crash or a kill)
+    and was not undone: some of its steps are applied, each whole and journaled."""
+    runs = [r for r in store.runs(scope.user_id or "", KIND, limit=20)
+            if r.app_id == scope.app_id and r.agent_id == scope.agent_id]
+    latest = runs[0] if runs else None
+    return latest if latest and latest.undone_at is None and latest.summary.get("state") == "applying" else None
 
 
 def undo_dream(ctx: ToolContext, run_id: str | None = None) -> Run:

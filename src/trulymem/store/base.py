@@ -195,6 +195,11 @@ class Store(ABC):
     def invalidate_facts(self, ids: Sequence[str], at: datetime, superseded_by: str | None = None) -> None: ...
 
     @abstractmethod
+    def supersede_facts(self, pairs: Sequence[tuple[str, str]], at: datetime) -> None:
+        """Invalidate each ``(fact id, successor id)``'s fact as ``superseded_by`` its successor,
+        in one batch (a dream's merges: thousands of groups, one statement)."""
+
+    @abstractmethod
     def delete_facts(self, ids: Sequence[str]) -> None: ...
 
     # retrieval
@@ -290,7 +295,9 @@ class Store(ABC):
 
     # journaled runs and locks
     @abstractmethod
-    def save_run(self, run: Run, changes: Sequence[Change]) -> None: ...
+    def save_run(self, run: Run, changes: Sequence[Change], first_seq: int = 0) -> None:
+        """Record ``run`` (or update its summary) and append ``changes`` from position
+        ``first_seq``: a long run is journaled step by step, each step with its writes."""
 
     @abstractmethod
     def runs(self, user_id: str, kind: str, limit: int = 20) -> list[Run]:

@@ -161,6 +161,10 @@ class FactMixin(SQLiteBase):
             [(ts(at), superseded_by, i) for i in ids],
         )
 
+    def supersede_facts(self, pairs: Sequence[tuple[str, str]], at: datetime) -> None:
+        self._many("UPDATE facts SET invalid_at = COALESCE(invalid_at, ?), superseded_by = ? WHERE id = ?",
+                   [(ts(at), successor, i) for i, successor in pairs])
+
     def delete_facts(self, ids: Sequence[str]) -> None:
         for chunk in chunks(list(ids)):
             rids = self._q(f"SELECT rid FROM facts WHERE id IN ({marks(len(chunk))})", chunk)

@@ -13,15 +13,15 @@ from trulymem.store.sqlite.rows import dt, dump_json, load_json, opt, ts
 class JournalMixin(SQLiteBase):
     """Runs with their changes (``save_run``, ``runs``, ``run_changes``, ``mark_run_undone``) and locks."""
 
-    def save_run(self, run: Run, changes: Sequence[Change]) -> None:
+    def save_run(self, run: Run, changes: Sequence[Change], first_seq: int = 0) -> None:
         self._q("INSERT INTO runs(id, kind, user_id, agent_id, app_id, created_at, undone_at, summary) "
-                "VALUES (?,?,?,?,?,?,?,?)",
+                "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET summary = excluded.summary",
                 (run.id, run.kind, run.user_id, run.agent_id or "", run.app_id or "", ts(run.created_at),
                  ts(run.undone_at) if run.undone_at else None, dump_json(run.summary)))
         self._many("INSERT INTO run_changes(run_id, seq, record, item_id, action, before, after) "
                    "VALUES (?,?,?,?,?,?,?)",
                    [(run.id, i, c.record, c.item_id, c.action, None if c.before is None else dump_json(c.before),
-                     None if c.after is None else dump_json(c.after)) for i, c in enumerate(changes)])
+                     None if c.after is None else dump_json(c.after)) for i, c in enumerate(changes, first_seq)])
 
     def runs(self, user_id: str, kind: str, limit: int = 20) -> list[Run]:
         rows = self._q("SELECT id, kind, user_id, agent_id, app_id, created_at, undone_at, summary FROM runs "
