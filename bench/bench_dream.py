@@ -41,6 +41,7 @@ from trulymem.memories import MEMORY_RELATION
 FIXTURES = [Path(__file__).with_name("dream_fixture.json"),
             Path(__file__).with_name("dream_fixture_heldout.json"),
             Path(__file__).with_name("dream_fixture_v2.json"),
+            Path(__file__).with_name("dream_fixture_v4.json"),
             Path(__file__).with_name("dream_fixture_v3.json")]
 HELD_OUT = {"dream_fixture_v3.json"}
 

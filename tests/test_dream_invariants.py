@@ -130,7 +130,8 @@ def test_a_change_statement_retires_the_old_value(db_path: Path) -> None:
 
 
 def test_pairs_the_rules_cannot_decide_go_to_the_model_or_stay_unmerged() -> None:
-    from trulymem.dream.judge import judge, judge_with_llm
+    from trulymem.dream.judge import judge
+    from trulymem.dream.model_judge import judge_with_llm
     from trulymem.llm import ScriptedLLM
 
     # across scripts a name cannot be matched ("Suzhou" / 厦门); in one language, nothing shared but "user"

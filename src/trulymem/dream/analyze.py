@@ -21,7 +21,8 @@ from trulymem.dream.findings import (
     kind_of,
     text_of,
 )
-from trulymem.dream.judge import FrameSimilarity, Judged, judge, judge_with_llm
+from trulymem.dream.judge import FrameSimilarity, Judged, judge
+from trulymem.dream.model_judge import judge_with_llm
 from trulymem.dream.policy import Retention
 from trulymem.dream.similarity import document_frequencies, words
 from trulymem.dream.vocab import CANON, GENERIC, IDENT, PATH, PROPER

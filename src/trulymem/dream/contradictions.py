@@ -6,8 +6,9 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
+from trulymem.dream.changes import mentions, replaced_value
 from trulymem.dream.findings import Contradiction, block_of, kind_of
-from trulymem.dream.judge import denies, different_predicates, mentions, other_owner, other_subjects, replaced_value
+from trulymem.dream.judge import denies, different_predicates, other_owner, other_subjects
 from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
 from trulymem.dream.vocab import (
     ANTONYMS,

@@ -12,10 +12,9 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
+from trulymem.dream.changes import mentions, replaced_value
 from trulymem.dream.similarity import ABBREVIATIONS, common_ends, negated, without_negation, words
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_PHRASES, OWNER_WORDS
-from trulymem.errors import TrulyMemError
-from trulymem.llm.base import LLM, json_reply
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
 Judged = Literal["duplicate", "contradiction", "distinct", "ambiguous"]
@@ -431,38 +430,6 @@ def _verb_in_ending(a: str, b: str) -> bool:
     return any(w in _COPULAS or (words(w)[:1] or [""])[0] in _PREDICATE for w in x[len(x) - q:])
 
 
-JUDGE_PROMPT = (
-    "Each line below is a numbered pair of memories (A | B) stored for the same user and project. For each pair, "
-    "decide: \"duplicate\" (they say the same thing, possibly in different words or languages), \"contradiction\" "
-    "(they cannot both be true now: a different value for the same thing, or one denies the other), or "
-    "\"distinct\" (both can be true: different things, or another value of something that has many). Reply with a "
-    "JSON list of objects {{\"pair\": <number>, \"verdict\": ...}} and nothing else.\n\n{pairs}")
-
-
-def judge_with_llm(pairs: list[tuple[str, str]], llm: LLM, cache: dict[tuple[str, str], str],
-                   batch: int = 20) -> tuple[list[str | None], list[str]]:
-    """The model's verdict on each pair (``None`` where it gave none), in batches, with
-    ``cache`` holding earlier answers; returns the verdicts and warnings."""
-    out: list[str | None] = [cache.get(p) for p in pairs]
-    todo = [k for k, v in enumerate(out) if v is None]
-    warnings: list[str] = []
-    for start in range(0, len(todo), batch):
-        chunk = todo[start:start + batch]
-        listing = "\n".join(f"{n}. A: {pairs[k][0]} | B: {pairs[k][1]}" for n, k in enumerate(chunk))
-        try:
-            reply = llm.complete([{"role": "user", "content": JUDGE_PROMPT.format(pairs=listing)}]).content
-            items = json_reply(reply)
-        except (TrulyMemError, ValueError) as exc:
-            warnings.append(f"the model could not judge {len(chunk)} pairs ({exc}); they are left unmerged")
-            continue
-        for item in items if isinstance(items, list) else []:
-            if isinstance(item, dict) and isinstance(item.get("pair"), int) and 0 <= item["pair"] < len(chunk) \
-                    and item.get("verdict") in ("duplicate", "contradiction", "distinct"):
-                k = chunk[item["pair"]]
-                out[k] = cache[pairs[k]] = str(item["verdict"])
-    return out, warnings
-
-
 def different_predicates(left: list[str], right: list[str]) -> bool:
     """Two statements about one thing, not two values of one attribute: "Mei lives in
     Denver" / "Mei is a pilot" differ from their predicate on (synonyms as one; a
@@ -472,49 +439,3 @@ def different_predicates(left: list[str], right: list[str]) -> bool:
     lc, rc = [CANON.get(t, t) for t in left], [CANON.get(t, t) for t in right]
     return (left[0] in _PREDICATE and lc[0] not in rc) or (right[0] in _PREDICATE and rc[0] not in lc)
 
-
-# "we moved from Heroku to Lambda", "switched from npm to pnpm", "replaced Jenkins with GitHub Actions",
-# "no longer use X", 从X迁移到Y, 由X换成Y, 不再使用X: the old value is no longer current.
-_CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
-    r"\b(?:moved|migrated|switched|changed|went|upgraded|transitioned)\s+(?:\w+\s+){0,3}?(?:from|off(?: of)?)\s+"
-    r"(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:to|onto|for)\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
-    r"\breplaced\s+(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+with\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
-    r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|has been|got)\s+replaced\s+by\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
-    r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
-    r"\binstead of\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
-    r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using)\s+(?:the\s+)?"
-    r"(?P<old>(?:[^,.;]|\.(?=\w))+?)(?=[,.;]|\s+(?:and|in favou?r of|for)\b|$)",
-    r"\b(?:the\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:was|were|has been|have been|got|is being)\s+(?:retired|removed|dropped|"
-    r"decommissioned|deprecated|shut down|turned off|phased out|ripped out)\b")]
-_CHANGE_ZH = [re.compile(p) for p in (
-    r"从(?P<old>[^，。；,;]{1,20}?)(?:迁移|迁|搬|换|切换|改|转)(?:到|成|为)了?(?P<new>[^，。；,;]{1,20})",
-    r"由(?P<old>[^，。；,;]{1,20}?)(?:改为|换成|切换到)(?P<new>[^，。；,;]{1,20})",
-    r"不再(?:使用|用|部署到|住在)(?P<old>[^，。；,;]{1,20})",
-    r"(?:弃用|停用|去掉|移除|下线|淘汰)了?(?P<old>[^，。；,;]{1,20})",
-    r"(?P<old>[^，。；,;]{1,20}?)(?:已经|已)?(?:被)?(?:弃用|停用|下线|淘汰)")]
-
-
-# a cheap look for the words every change pattern needs, before the patterns themselves
-_CHANGE_HINT = re.compile(r"moved|migrated|switched|changed|went|upgraded|transitioned|replaced|no longer|instead of|"
-                          r"ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
-                          r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
-                          re.IGNORECASE)
-
-
-@lru_cache(maxsize=131_072)
-def replaced_value(text: str) -> str | None:
-    """The value a change statement says is no longer current ("Heroku" in "we moved from
-    Heroku to Lambda"), or ``None``."""
-    if not _CHANGE_HINT.search(text):
-        return None
-    for pattern in (*_CHANGE_EN, *_CHANGE_ZH):
-        m = pattern.search(text)
-        if m:
-            return m.group("old").strip(" '\"“”")
-    return None
-
-
-def mentions(text: str, value: str) -> bool:
-    """``text`` names ``value`` (its significant words, in order-free match)."""
-    want = set(words(value))
-    return bool(want) and want <= set(_seen(text)[0])

@@ -1,0 +1,55 @@
+"""Change statements: "we moved from Heroku to Lambda", "We ripped out webpack",
+从阿里云迁移到腾讯云 — the old value they name is no longer current."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from trulymem.dream.similarity import words
+
+# "we moved from Heroku to Lambda", "switched from npm to pnpm", "replaced Jenkins with GitHub Actions",
+# "no longer use X", 从X迁移到Y, 由X换成Y, 不再使用X: the old value is no longer current.
+_CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
+    r"\b(?:moved|migrated|switched|changed|went|upgraded|transitioned)\s+(?:\w+\s+){0,3}?(?:from|off(?: of)?)\s+"
+    r"(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:to|onto|for)\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
+    r"\breplaced\s+(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+with\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
+    r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|has been|got)\s+replaced\s+by\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
+    r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
+    r"\binstead of\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
+    r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using)\s+(?:the\s+)?"
+    r"(?P<old>(?:[^,.;]|\.(?=\w))+?)(?=[,.;]|\s+(?:and|in favou?r of|for)\b|$)",
+    r"\b(?:the\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:was|were|has been|have been|got|is being)\s+(?:retired|removed|dropped|"
+    r"decommissioned|deprecated|shut down|turned off|phased out|ripped out)\b")]
+_CHANGE_ZH = [re.compile(p) for p in (
+    r"从(?P<old>[^，。；,;]{1,20}?)(?:迁移|迁|搬|换|切换|改|转)(?:到|成|为)了?(?P<new>[^，。；,;]{1,20})",
+    r"由(?P<old>[^，。；,;]{1,20}?)(?:改为|换成|切换到)(?P<new>[^，。；,;]{1,20})",
+    r"不再(?:使用|用|部署到|住在)(?P<old>[^，。；,;]{1,20})",
+    r"(?:弃用|停用|去掉|移除|下线|淘汰)了?(?P<old>[^，。；,;]{1,20})",
+    r"(?P<old>[^，。；,;]{1,20}?)(?:已经|已)?(?:被)?(?:弃用|停用|下线|淘汰)")]
+
+
+# a cheap look for the words every change pattern needs, before the patterns themselves
+_CHANGE_HINT = re.compile(r"moved|migrated|switched|changed|went|upgraded|transitioned|replaced|no longer|instead of|"
+                          r"ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
+                          r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
+                          re.IGNORECASE)
+
+
+@lru_cache(maxsize=131_072)
+def replaced_value(text: str) -> str | None:
+    """The value a change statement says is no longer current ("Heroku" in "we moved from
+    Heroku to Lambda"), or ``None``."""
+    if not _CHANGE_HINT.search(text):
+        return None
+    for pattern in (*_CHANGE_EN, *_CHANGE_ZH):
+        m = pattern.search(text)
+        if m:
+            return m.group("old").strip(" '\"“”")
+    return None
+
+
+def mentions(text: str, value: str) -> bool:
+    """``text`` names ``value`` (its significant words, in order-free match)."""
+    want = set(words(value))
+    return bool(want) and want <= set(words(text))
