@@ -25,16 +25,20 @@ def test_every_tool_renders_an_openai_schema() -> None:
         assert fn["description"] and fn["parameters"]["type"] == "object"
         assert "$defs" not in json.dumps(fn["parameters"]) and "$ref" not in json.dumps(fn["parameters"])
         assert fn["parameters"].get("additionalProperties") is False
+        assert "strict" not in fn  # valid for strict mode, which stays the caller's choice
     commit = next(t for t in tools if t["function"]["name"] == "memory_commit")["function"]["parameters"]
     item = commit["properties"]["triplets"]["items"]
-    assert set(item["required"]) == {"subject", "relation", "object"}
+    assert set(item["required"]) == set(item["properties"])  # strict: all required, optional ones nullable
     assert item["properties"]["confidence"]["maximum"] == 1.0
+    assert item["properties"]["confidence"]["type"] == ["number", "null"]
+    assert item["properties"]["subject"]["type"] == "string"
 
 
 def test_anthropic_schema_is_the_same_definition() -> None:
     a = {t["name"]: t["input_schema"] for t in anthropic_tools()}
-    o = {t["function"]["name"]: t["function"]["parameters"] for t in openai_tools()}
-    assert a == o
+    assert a == {name: tool.parameters() for name, tool in REGISTRY.items()}
+    commit = a["memory_commit"]["properties"]["triplets"]["items"]
+    assert set(commit["required"]) == {"subject", "relation", "object"}
 
 
 def test_call_round_trips_every_tool(mem: TrulyMem) -> None:
@@ -188,7 +192,7 @@ def test_compact_schemas_keep_the_shape_and_drop_what_the_tool_checks() -> None:
                 yield from walk(v, f"{path}/{i}")
 
     for name in AGENT_TOOLS:
-        full, small = (get_tool(name).openai_schema(compact=c)["function"]["parameters"] for c in (False, True))
+        full, small = get_tool(name).parameters(), get_tool(name).openai_schema(compact=True)["function"]["parameters"]
         assert len(_json.dumps(small)) < len(_json.dumps(full))
         # the optional sub-object's anyOf [object, null] becomes the object itself
         required = {p.replace("/anyOf/0", ""): v for p, v in walk(full) if p.endswith("/required")}

@@ -172,6 +172,11 @@ def _keys(db: str | None, action: Any) -> None:
 
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["openai", "anthropic"]), default="openai", show_default=True)
-def tools(fmt: str) -> None:
+@click.option("--strict", is_flag=True, help="OpenAI strict mode on (\"strict\": true); the openai schemas are "
+              "valid for it either way: free-form objects as JSON text, optional fields nullable.")
+def tools(fmt: str, strict: bool) -> None:
     """Print the memory tools' JSON schemas for an LLM API."""
-    click.echo(json.dumps(openai_tools() if fmt == "openai" else anthropic_tools(), ensure_ascii=False, indent=2))
+    if strict and fmt != "openai":
+        raise click.UsageError("--strict is for --format openai")
+    schemas = openai_tools(strict=strict) if fmt == "openai" else anthropic_tools()
+    click.echo(json.dumps(schemas, ensure_ascii=False, indent=2))

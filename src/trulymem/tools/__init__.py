@@ -4,9 +4,11 @@ from trulymem.tools import commit, context, ingest, mem0, persona, purge, recall
 from trulymem.tools.base import REGISTRY, Tool, ToolContext, ToolResult, call_tool, get_tool, run_tool
 
 
-def openai_tools(names: list[str] | None = None) -> list[dict[str, object]]:
-    """OpenAI function-calling schemas for the named tools (default: all)."""
-    return [get_tool(n).openai_schema() for n in (names or list(REGISTRY))]
+def openai_tools(names: list[str] | None = None, *, strict: bool = False) -> list[dict[str, object]]:
+    """OpenAI function-calling schemas for the named tools (default: all). They are valid
+    for strict mode either way (free-form objects as JSON text, every field required and
+    nullable when optional); ``strict=True`` also turns it on (``"strict": true``)."""
+    return [get_tool(n).openai_schema(strict=strict) for n in (names or list(REGISTRY))]
 
 
 def anthropic_tools(names: list[str] | None = None) -> list[dict[str, object]]:

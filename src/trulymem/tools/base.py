@@ -1,10 +1,10 @@
-"""Tools are defined once — a name, a description, a typed input model and a
-function — and rendered from that one definition for every interface: OpenAI
-function calling, Anthropic tool use and the Python API (later MCP and HTTP)."""
+"""Tools are defined once — a name, a description, a typed input model, a function
+and what it does to memory (reads, forgets, is idempotent) — and rendered from that
+one definition for every interface: OpenAI function calling (strict or not),
+Anthropic tool use, MCP (with its annotations), HTTP and the Python API."""
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import gc
 import json
@@ -23,14 +23,23 @@ from trulymem.llm.base import LLM
 from trulymem.model import Node, NodeType, Scope
 from trulymem.store.base import NodeQuery, Store
 from trulymem.text import name_key
+from trulymem.tools import schemas
+from trulymem.tools.coerce import check_unicode, normalise
 
 In = TypeVar("In", bound=BaseModel)
 
 
 class InputPart(BaseModel):
-    """Base of every input model: unknown fields are an error, not ignored."""
+    """Base of every input model: unknown fields are an error, not ignored. An object or
+    array field may come as its JSON text, and null on an optional field means its
+    default (see ``trulymem.tools.coerce``)."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decoded(cls, data: Any) -> Any:
+        return normalise(cls, data)
 
 
 class ToolInput(InputPart):
@@ -43,26 +52,10 @@ class ToolInput(InputPart):
         try:  # one C-speed pass for the common case; walk only to name the bad field
             json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
         except UnicodeEncodeError:
-            _check_unicode(data, [])
+            check_unicode(data, [])
         except (TypeError, ValueError, RecursionError):
             pass  # not JSON-shaped: the field validators report it
         return data
-
-
-def _check_unicode(value: Any, path: list[str]) -> None:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InvalidInput("contains text that is not valid Unicode (a lone surrogate)",
-                               field=".".join(path) or None) from None
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            _check_unicode(k, path)
-            _check_unicode(v, [*path, str(k)])
-    elif isinstance(value, list | tuple):
-        for i, v in enumerate(value):
-            _check_unicode(v, [*path, str(i)])
 
 
 @dataclass
@@ -109,20 +102,44 @@ class Tool(Generic[In]):
     bulk: bool = False  # may take thousands of items per call: pause the cyclic GC (see gc_paused)
     # Runs its own transaction(s): it calls a model first, and a write lock must not wait on the network.
     own_transaction: bool = False
+    # Forgets or replaces what memory holds (history keeps it, but it is no longer current).
+    destructive: bool = False
+    # The same call twice changes nothing more than once.
+    idempotent: bool = False
 
     def parameters(self) -> dict[str, Any]:
         """The input JSON schema with ``$ref``s inlined (some tool APIs reject ``$defs``)."""
-        return _inline_refs(self.input_model.model_json_schema())
+        return schemas.inline_refs(self.input_model.model_json_schema())
 
-    def openai_schema(self, *, compact: bool = False) -> dict[str, Any]:
-        """The OpenAI function schema; ``compact`` leaves out what the tool checks itself
-        anyway (lengths, patterns, ``null`` alternatives of optional fields), which every
-        model call pays for in prompt tokens."""
-        params = _compact(self.parameters()) if compact else self.parameters()
-        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": params}}
+    def openai_schema(self, *, compact: bool = False, strict: bool = False) -> dict[str, Any]:
+        """The OpenAI function schema, valid for strict mode (``trulymem.tools.schemas.strict``);
+        ``strict`` also turns strict mode on. ``compact`` is the agent's non-strict rendering:
+        what the tool checks itself anyway left out, which every model call pays for in tokens."""
+        params = schemas.compact(self.parameters()) if compact else schemas.strict(self.parameters())
+        fn: dict[str, Any] = {"name": self.name, "description": self.description, "parameters": params}
+        if strict:
+            fn["strict"] = True
+        return {"type": "function", "function": fn}
+
+    def mcp_schema(self) -> dict[str, Any]:
+        """The MCP input schema: every property with a top-level ``type``."""
+        out: dict[str, Any] = schemas.typed(self.parameters())
+        return out
+
+    def annotations(self) -> dict[str, bool]:
+        """MCP's tool annotations (hints): a memory tool's world is closed."""
+        if not self.writes:
+            return {"readOnlyHint": True, "openWorldHint": False}
+        return {"readOnlyHint": False, "destructiveHint": self.destructive, "idempotentHint": self.idempotent,
+                "openWorldHint": False}
 
     def anthropic_schema(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "input_schema": self.parameters()}
+
+    def decode(self, args: Any) -> Any:
+        """``args`` as validation first sees them: JSON texts of object/array fields decoded,
+        defaulted nulls dropped; for a caller that inspects arguments before the tool runs."""
+        return normalise(self.input_model, args)
 
     def parse(self, args: dict[str, Any] | In) -> In:
         if isinstance(args, self.input_model):
@@ -198,7 +215,7 @@ def validate_as(kind: Any, value: Any, field: str) -> Any:
     if adapter is None:
         adapter = _ADAPTERS[kind] = TypeAdapter(kind)
     if isinstance(value, str):
-        _check_unicode(value, [field])
+        check_unicode(value, [field])
     with validation_as_invalid(field):
         return adapter.validate_python(value)
 
@@ -289,38 +306,3 @@ def invalid_from(exc: ValidationError, field: str | None = None) -> InvalidInput
     if len(errors) > 1:
         msg += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
     return InvalidInput(msg, field=loc)
-
-
-_CHECKED_BY_THE_TOOL = {"maxLength", "minLength", "pattern", "maxItems", "minItems", "additionalProperties"}
-
-
-def _compact(node: Any) -> Any:
-    if isinstance(node, list):
-        return [_compact(v) for v in node]
-    if not isinstance(node, dict):
-        return node
-    alts = node.get("anyOf")
-    if isinstance(alts, list) and len(alts) == 2 and {"type": "null"} in alts and node.get("default", None) is None:
-        (kept,) = [a for a in alts if a != {"type": "null"}]  # optional: leaving it out is the null
-        node = {**{k: v for k, v in node.items() if k not in ("anyOf", "default")}, **kept}
-    return {k: _compact(v) for k, v in node.items()
-            if k not in _CHECKED_BY_THE_TOOL and not (k == "default" and v is None)}
-
-
-def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    defs = schema.pop("$defs", {})
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            if "$ref" in node:
-                target = copy.deepcopy(defs[node["$ref"].rsplit("/", 1)[-1]])
-                extra = {k: v for k, v in node.items() if k != "$ref"}
-                return walk({**target, **extra})
-            # pydantic's "title"s repeat the property names: tokens every model call pays for.
-            return {k: walk(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        return node
-
-    out: dict[str, Any] = walk(schema)
-    return out

@@ -141,13 +141,14 @@ for _tool in (
          GetMemoriesInput, _get_all, writes=False),
     Tool("get_memory", "One memory by id (mem0-compatible).", MemoryIdInput, _get, writes=False),
     Tool("update_memory", "Change a memory's text and/or metadata (mem0-compatible); the old text stays in history.",
-         UpdateMemoryInput, _update),
-    Tool("delete_memory", "Forget one memory by id (mem0-compatible; kept in history).", MemoryIdInput, _delete),
+         UpdateMemoryInput, _update, destructive=True, idempotent=True),
+    Tool("delete_memory", "Forget one memory by id (mem0-compatible; kept in history).", MemoryIdInput, _delete,
+         destructive=True, idempotent=True),
     Tool("delete_all_memories", "Forget every memory matching the scope/filters (mem0-compatible; kept in history).",
-         DeleteAllInput, _delete_all),
+         DeleteAllInput, _delete_all, destructive=True, idempotent=True),
     Tool("memory_history", "A memory's versions: ADD / UPDATE / DELETE events, oldest first.", MemoryIdInput,
          _history, writes=False),
     Tool("memory_dream", "Consolidate memories: report duplicates, contradictions and stale ones (dry_run), or "
-         "apply merges and prunes and skip conflicts (auto).", DreamInput, _dream),
+         "apply merges and prunes and skip conflicts (auto).", DreamInput, _dream, destructive=True),
 ):
     register(_tool)

@@ -101,6 +101,8 @@ persona_set = register(Tool(
     description="Set the AI's persona (role, character, tone, speaking_style, catchphrases). Old values stay in history.",
     input_model=PersonaSetInput,
     run=_persona_set,
+    destructive=True,  # mode=replace drops attributes; a new value replaces the old one
+    idempotent=True,
 ))
 persona_get = register(Tool(
     name="persona_get",

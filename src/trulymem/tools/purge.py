@@ -200,5 +200,6 @@ memory_purge = register(
         ),
         input_model=PurgeInput,
         run=_purge,
+        destructive=True,
     )
 )

@@ -223,6 +223,7 @@ task_set_state = register(Tool(
     description="Change a task's state (in_progress, paused, completed, cancelled, archived); the old state is kept in history.",
     input_model=TaskSetStateInput,
     run=_task_set_state,
+    idempotent=True,
 ))
 task_list = register(Tool(
     name="task_list",
