@@ -255,3 +255,14 @@ def test_bad_json_text_is_one_typed_error_and_changes_nothing(mem: TrulyMem, arg
         mem.run("memory_commit", args)
     assert err.value.field == field and message in err.value.message
     assert snapshot(mem) == before
+
+
+def test_the_tools_command_prints_strict_schemas() -> None:
+    from click.testing import CliRunner
+
+    from trulymem.cli import main
+
+    out = CliRunner().invoke(main, ["tools", "--format", "openai", "--strict"])
+    assert out.exit_code == 0 and json.loads(out.output) == openai_tools(strict=True)
+    refused = CliRunner().invoke(main, ["tools", "--format", "anthropic", "--strict"])
+    assert refused.exit_code == 2 and "--strict is for --format openai" in refused.output

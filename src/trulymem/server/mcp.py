@@ -1,7 +1,12 @@
 """trulymem as an MCP server (the official ``mcp`` SDK): every tool of the registry
-— the memory tools, the mem0 tool names, the dream — with the same input schemas
-as everywhere else. ``trulymem mcp`` serves it over stdio; ``trulymem serve``
-mounts it over streamable HTTP at ``/mcp``.
+— the memory tools, the mem0 tool names, the dream — from the same definitions as
+everywhere else, with MCP's annotations (read-only, destructive, idempotent); the
+memory protocol as the server's ``instructions`` and as a prompt; trulymem's own
+version. ``trulymem mcp`` serves it over stdio; ``trulymem serve`` mounts it over
+streamable HTTP at ``/mcp``.
+
+Arguments are validated by the tools themselves (naming the field), which also take
+an object or array as its JSON text: the MCP Inspector sends them that way.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 import anyio
 
 from trulymem.errors import TrulyMemError
+from trulymem.server import protocol
 from trulymem.tools import REGISTRY, ToolContext, ToolResult, call_tool
 
 # Interactive or turn-bound tools that make no sense for an outside client.
@@ -23,6 +29,18 @@ def tool_names() -> list[str]:
     return [n for n in REGISTRY if n not in HIDDEN]
 
 
+def server_version() -> str:
+    """trulymem's installed version (the SDK would report its own)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("trulymem")
+    except PackageNotFoundError:  # running from a source tree
+        from trulymem import __version__
+
+        return __version__
+
+
 def build_server(make_ctx: Callable[[Any], ToolContext], name: str = "trulymem",
                  check: Callable[[Any, str, dict[str, Any]], None] | None = None) -> Any:
     """A low-level MCP server whose tools run against ``make_ctx(request)`` (one context per
@@ -31,12 +49,29 @@ def build_server(make_ctx: Callable[[Any], ToolContext], name: str = "trulymem",
     import mcp.types as types
     from mcp.server.lowlevel import Server
 
-    server: Any = Server(name)
+    server: Any = Server(name, version=server_version(), instructions=protocol.INSTRUCTIONS)
 
     @server.list_tools()  # type: ignore[untyped-decorator]
     async def list_tools() -> list[types.Tool]:
-        return [types.Tool(name=n, description=REGISTRY[n].description, inputSchema=REGISTRY[n].parameters())
+        return [types.Tool(name=n, description=REGISTRY[n].description, inputSchema=REGISTRY[n].mcp_schema(),
+                           annotations=types.ToolAnnotations(**REGISTRY[n].annotations()))
                 for n in tool_names()]
+
+    @server.list_prompts()  # type: ignore[untyped-decorator]
+    async def list_prompts() -> list[types.Prompt]:
+        return [types.Prompt(name=protocol.PROMPT_NAME, description=protocol.PROMPT_DESCRIPTION,
+                             arguments=[types.PromptArgument(**protocol.PROMPT_ARGUMENT)])]
+
+    @server.get_prompt()  # type: ignore[untyped-decorator]
+    async def get_prompt(prompt: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
+        if prompt != protocol.PROMPT_NAME:
+            raise ValueError(f"unknown prompt {prompt!r}; known: {protocol.PROMPT_NAME}")
+        unknown = sorted(set(arguments or {}) - {protocol.PROMPT_ARGUMENT["name"]})
+        if unknown:
+            raise ValueError(f"unknown prompt argument {unknown[0]!r}; known: message")
+        messages = protocol.protocol_messages((arguments or {}).get("message"))
+        return types.GetPromptResult(description=protocol.PROMPT_DESCRIPTION,
+                                     messages=[types.PromptMessage.model_validate(m) for m in messages])
 
     # Our own validation names the offending field; the SDK's JSON-schema check would not.
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
@@ -48,9 +83,11 @@ def build_server(make_ctx: Callable[[Any], ToolContext], name: str = "trulymem",
 
         def run() -> Any:
             try:
+                # decoded before the check, which must see the filters a JSON text spells
+                decoded = REGISTRY[name].decode(args)
                 if check is not None:
-                    check(request, name, args)
-                return call_tool(name, make_ctx(request), args)
+                    check(request, name, decoded)
+                return call_tool(name, make_ctx(request), decoded)
             except TrulyMemError as exc:
                 return ToolResult(tool=name, ok=False, error=exc.to_dict())
             except Exception as exc:  # e.g. the HTTP layer refusing a key
