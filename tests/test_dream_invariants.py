@@ -212,3 +212,19 @@ def test_with_a_model_pairs_alike_only_in_meaning_merge_only_when_it_agrees(db_p
                 llm=ScriptedLLM([reply]))
     assert any("journal" in line for line in asked) and any("backend" in line for line in asked)
     assert [sorted(m.memory for m in g.items) for g in a.merges] == [sorted(texts[:2])]
+
+
+def test_neighbours_in_fewer_dimensions_match_the_exact_ones() -> None:
+    import numpy as np
+
+    import trulymem.dream.duplicates as dup
+
+    rng = np.random.default_rng(3)
+    centres = rng.standard_normal((1500, 512)).astype(np.float32)
+    vecs = np.repeat(centres, 4, axis=0) + 0.35 * rng.standard_normal((6000, 512)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    exact_top, exact_knn = dup.nearest(vecs[:4000], 3)  # below the size where the search is reduced
+    assert exact_top.shape == (4000, 3) and (exact_top[:, 0] // 4 == np.arange(4000) // 4).mean() > 0.99
+    top, knn = dup.nearest(vecs, 3)  # reduced search, exact scores
+    assert (top[:, 0] // 4 == np.arange(6000) // 4).mean() > 0.99  # each finds its own cluster
+    assert np.allclose(knn, np.einsum("nd,nkd->nk", vecs, vecs[top]).mean(axis=1), atol=1e-5)
