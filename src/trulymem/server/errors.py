@@ -117,6 +117,20 @@ def parse_json(body: bytes) -> Any:
     return data
 
 
+def jsonrpc_refusal(body: bytes, problem: str) -> tuple[int, dict[str, Any]]:
+    """``(status, JSON-RPC error)`` for an MCP message ``parse_json`` refused: answered to the
+    request's own id when a lenient reading finds one (200, so the client's call ends with the
+    error instead of waiting), else as the MCP SDK answers a body that is not JSON (400)."""
+    try:
+        data = json.loads(body, parse_int=lambda s: 0 if _long(s) else int(s), parse_constant=lambda _: None)
+    except (ValueError, RecursionError):
+        data = None
+    rid = data.get("id") if isinstance(data, dict) else None
+    if isinstance(rid, str | int) and not isinstance(rid, bool):
+        return 200, {"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"invalid_input: body {problem}"}}
+    return 400, {"jsonrpc": "2.0", "id": "server-error", "error": {"code": -32700, "message": f"Parse error: body {problem}"}}
+
+
 def _bad(message: str) -> HTTPError:
     return HTTPError(400, "invalid_input", message, "body")
 

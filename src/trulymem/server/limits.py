@@ -7,7 +7,9 @@ Everything refused here is answered in the one error shape
 (``trulymem.server.errors``): 403 for a keyless request from a web page or under
 a foreign host name, 413 for a body over the limit however it is sent
 (``Content-Length`` or chunked), 400 for a body that is not UTF-8 JSON within
-the nesting and number limits, 429 with ``Retry-After`` over the rate limit.
+the nesting and number limits, 429 with ``Retry-After`` over the rate limit. At
+``/mcp`` a body that is not such JSON gets a JSON-RPC error instead, the shape MCP
+clients read (``errors.jsonrpc_refusal``).
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trulymem.budget import time_budget
-from trulymem.server.errors import HTTPError, error_response, parse_json, retry_after
+from trulymem.server.errors import HTTPError, error_response, jsonrpc_refusal, parse_json, retry_after
 
 EXEMPT = ("/health",)  # liveness answers whatever the limits say
-RAW = ("/mcp",)  # MCP parses its own JSON-RPC bodies and answers in its own error shape
+RAW = ("/mcp",)  # MCP answers in its own (JSON-RPC) error shape
 
 
 class RateLimiter:
@@ -142,14 +145,20 @@ class RequestLimits:
                 f"retry in {wait:.1f} s", headers=retry_after(wait)))
             return
         with time_budget(self.budget):  # a context variable: it follows the request into its worker thread
+            body: bytes | None = None
             try:
                 body = await self._read(scope, receive)
                 if body is None:
                     return  # the client left before sending its body: nobody to answer
-                if body and _is_json(scope) and not path.startswith(RAW):
+                if body and _is_json(scope):
                     parse_json(body)  # refused here with a clear 400, never half-parsed by a route
             except HTTPError as exc:
-                await self._refuse(scope, receive, send, exc)
+                if path.startswith(RAW) and exc.status == 400 and body:
+                    # in MCP's own shape (the SDK itself would answer a 5,000-digit number with a 500)
+                    status, payload = jsonrpc_refusal(body, exc.message)
+                    await JSONResponse(payload, status_code=status)(scope, receive, send)
+                else:
+                    await self._refuse(scope, receive, send, exc)
                 return
             sent = False
 

@@ -11,8 +11,9 @@ an object or array as its JSON text: the MCP Inspector sends them that way.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -106,8 +107,60 @@ def build_server(make_ctx: Callable[[Any], ToolContext], name: str = "trulymem",
 
 
 async def serve_stdio(make_ctx: Callable[[Any], ToolContext]) -> None:
-    from mcp.server.stdio import stdio_server
-
     server = build_server(make_ctx)
-    async with stdio_server() as (read, write):
+    async with _stdio() as (read, write):
         await server.run(read, write, server.create_initialization_options())
+
+
+@contextlib.asynccontextmanager
+async def _stdio() -> AsyncIterator[tuple[Any, Any]]:
+    """The MCP SDK's stdio transport, but every line read as ``/mcp`` reads a body
+    (``parse_json``: nesting, number length, UTF-8) and a line refused answered with a
+    JSON-RPC error to its id: the SDK's own reader logs a line it cannot parse (a 5,000-digit
+    number, 200 levels of nesting) and never answers it, so the client's call waits for ever."""
+    import sys
+    from io import TextIOWrapper
+
+    import mcp.types as types
+    from mcp.shared.message import SessionMessage
+
+    from trulymem.server.errors import HTTPError, jsonrpc_refusal, parse_json
+
+    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    stdout = anyio.wrap_file(TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def reader() -> None:
+        with contextlib.suppress(anyio.ClosedResourceError):  # the session ended first
+            await _read_lines()
+
+    async def _read_lines() -> None:
+        async with read_writer:
+            async for line in stdin:
+                try:
+                    parse_json(line.encode("utf-8", "replace"))
+                    message = types.JSONRPCMessage.model_validate_json(line)
+                except HTTPError as exc:
+                    status, payload = jsonrpc_refusal(line.encode("utf-8", "replace"), exc.message)
+                    if status == 200:  # the request's id is known: answer it
+                        await write_stream.send(SessionMessage(types.JSONRPCMessage.model_validate(payload)))
+                    else:
+                        await read_writer.send(ValueError(payload["error"]["message"]))
+                    continue
+                except Exception as exc:  # what the SDK's reader does: the session logs it
+                    await read_writer.send(exc)
+                    continue
+                await read_writer.send(SessionMessage(message))
+
+    async def writer() -> None:
+        with contextlib.suppress(anyio.ClosedResourceError):
+            async with write_reader:
+                async for out in write_reader:
+                    await stdout.write(out.message.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+                    await stdout.flush()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reader)
+        tg.start_soon(writer)
+        yield read_stream, write_stream
