@@ -97,8 +97,7 @@ def test_name_extraction() -> None:
 def test_a_chat_model_can_extract_facts_while_ingesting(db_path: Path) -> None:
     from trulymem.llm import ScriptedLLM
     from trulymem.model import utcnow
-    from trulymem.tools import ToolContext, run_tool
-    from trulymem.tools.base import get_tool
+    from trulymem.tools import ToolContext, get_tool, run_tool
 
     reply = ('[{"message": 0, "subject": "Caroline", "relation": "attended", "object": "LGBTQ support group"},'
              ' {"message": 2, "subject": "Caroline", "relation": "met", "object": "a painter from Stockholm"},'

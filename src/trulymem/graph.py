@@ -8,32 +8,53 @@ as data.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
-from trulymem.config import Settings
-from trulymem.embed import Embedder, get_embedder
+from trulymem.embed.base import Embedder
+from trulymem.embed.names import cli_name, mismatch
+from trulymem.embed.registry import LazyEmbedder
 from trulymem.errors import ConfigError
 from trulymem.model import Fact, Scope, utcnow
-from trulymem.recall import RecallResult
 from trulymem.store.base import FactQuery, Store
-from trulymem.store.sqlite import SQLiteStore
 from trulymem.text import relation_key
-from trulymem.text.tokenize import count_tokens
-from trulymem.tools import ToolContext, ToolResult, call_tool, get_tool, run_tool
-from trulymem.tools.base import embed_nodes, require_user
-from trulymem.tools.commit import CommitResult
-from trulymem.tools.context import ContextRewriteResult
-from trulymem.tools.persona import PersonaResult
-from trulymem.tools.purge import PurgeResult
-from trulymem.tools.stats import StatsResult
-from trulymem.tools.tasks import TaskInfo, TaskListResult, TaskStateResult
-from trulymem.transfer import check_rows, parse_lines
+from trulymem.tools.base import ToolContext, require_user
+
+# The tool modules, recall and transfer are imported where used: the command line opens a
+# TrulyMem for every command and should not pay for what that command never runs.
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from trulymem.recall import RecallResult
+    from trulymem.tools import ToolResult
+    from trulymem.tools.commit import CommitResult
+    from trulymem.tools.context import ContextRewriteResult
+    from trulymem.tools.persona import PersonaResult
+    from trulymem.tools.purge import PurgeResult
+    from trulymem.tools.stats import StatsResult
+    from trulymem.tools.tasks import TaskInfo, TaskListResult, TaskStateResult
+
+
+# The module defining each tool the typed methods run: a command that runs one tool imports
+# that module only, not every tool's models (tests/test_cli_start.py checks the map).
+TOOL_MODULES = {"memory_commit": "commit", "memory_recall": "recall", "memory_purge": "purge",
+                "task_create": "tasks", "task_set_state": "tasks", "task_list": "tasks", "persona_set": "persona",
+                "persona_get": "persona", "context_rewrite": "context", "memory_stats": "stats",
+                "memory_ingest": "ingest"}
+
+
+def _tool(name: str) -> Any:
+    """The registered tool ``name``, importing its module (or, for others, every tool's)."""
+    from trulymem.tools import base, get_tool
+
+    if name in TOOL_MODULES:
+        importlib.import_module(f"trulymem.tools.{TOOL_MODULES[name]}")
+        return base.get_tool(name)
+    return get_tool(name)
 
 
 def _args(**kwargs: Any) -> dict[str, Any]:
@@ -61,22 +82,43 @@ class TrulyMem:
     ) -> None:
         # Validate the scope first: a bad user id must not leave a database connection open.
         self.scope = scope or Scope(user_id=user_id, agent_id=agent_id, app_id=app_id, session_id=session_id)
-        self.embedder = get_embedder(embedder) if isinstance(embedder, str) else embedder
-        self.store = store if isinstance(store, Store) else SQLiteStore(store)
+        if isinstance(store, Store):
+            self.store = store
+        else:
+            from trulymem.store.sqlite import SQLiteStore
+
+            self.store = SQLiteStore(store)
         self.clock = clock
-        if self.embedder is not None:
-            stored = self.store.embedding_model()
-            if stored is not None and stored != self.embedder.name:
-                self.store.close()
-                raise ConfigError(f"this database's vectors come from {stored!r}, not {self.embedder.name!r}: "
-                                  f"use that embedder, or re-embed with `trulymem reindex --embedder "
-                                  f"{self.embedder.name}`", field="embedder")
+        try:
+            self.embedder = self._embedder(embedder)
+        except BaseException:
+            self.store.close()
+            raise
+
+    def _embedder(self, choice: Embedder | str | None) -> Embedder | None:
+        """The embedder ``choice`` names (built on first use), checked against the database's
+        model. ``auto`` is the model the database's vectors come from, else hashing."""
+        if choice is None:
+            return None
+        stored = self.store.embedding_model()
+        pending = self.store.settings("reindex.").get("reindex.model")
+        if isinstance(choice, str):
+            if choice.strip() == "auto" and stored is not None:
+                choice = cli_name(stored) or choice
+            if choice.strip() == "none":
+                return None
+            choice = LazyEmbedder(choice)
+        if stored is not None and stored != choice.name:
+            raise ConfigError(mismatch(stored, choice.name, pending), field="embedder")
+        return choice
 
     @classmethod
     def open(cls, db: str | None = None, *, user_id: str | None = None, agent_id: str | None = None,
              app_id: str | None = None, session_id: str | None = None, embedder: str | None = None) -> TrulyMem:
         """Open the configured database (argument, ``TRULYMEM_DB``, config file, then
         the user data directory) for the configured or given user and embedder."""
+        from trulymem.config import Settings
+
         s = Settings.load(db=db, user=user_id, agent=agent_id, app=app_id, embedder=embedder)
         return cls(s.db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=session_id,
                    embedder=None if s.embedder == "none" else s.embedder)
@@ -103,10 +145,14 @@ class TrulyMem:
 
     def run(self, tool: str, args: dict[str, Any], *, turn_calls: list[str] | None = None) -> BaseModel:
         """Run a tool by name; raises ``TrulyMemError`` on bad input."""
-        return run_tool(get_tool(tool), self.context(turn_calls), args)
+        from trulymem.tools.base import run_tool
+
+        return run_tool(_tool(tool), self.context(turn_calls), args)
 
     def call(self, tool: str, args: dict[str, Any], *, turn_calls: list[str] | None = None) -> ToolResult:
         """Run a tool by name; failures come back as data (for LLM tool loops)."""
+        from trulymem.tools import call_tool
+
         return call_tool(tool, self.context(turn_calls), args)
 
     # --- the tools, typed -----------------------------------------------------
@@ -150,8 +196,11 @@ class TrulyMem:
                         replaced: str | None = None) -> ContextRewriteResult:
         """Validate a summary of ``turn_calls``; with ``replaced`` (the calls' and results'
         text) it must also be shorter than what it replaces."""
+        from trulymem.text.tokenize import count_tokens
+        from trulymem.tools.base import run_tool
+
         ctx = self.context(turn_calls, None if replaced is None else count_tokens(replaced))
-        return run_tool(get_tool("context_rewrite"), ctx,  # type: ignore[return-value]
+        return run_tool(_tool("context_rewrite"), ctx,  # type: ignore[return-value]
                         {"summary": summary, "tool_calls_summarized": tool_calls_summarized})
 
     def stats(self) -> StatsResult:
@@ -160,25 +209,15 @@ class TrulyMem:
     # --- history and transfer -------------------------------------------------
     def reindex(self, *, missing_only: bool = False, batch: int = 256,
                 progress: Callable[[int, int], None] | None = None) -> int:
-        """(Re-)embed every node of the database with this facade's embedder — all users,
-        since one database holds one model's vectors. Each batch is its own transaction;
-        ``progress(done, total)`` is called after each. Returns the number embedded."""
+        """Give every node of the database a vector of this facade's embedder and search
+        those from then on — all users, since one database holds one model's vectors (see
+        ``trulymem.reindex``: atomic for readers, resumable). ``progress(done, total)`` is
+        called after each batch. Returns the number of nodes embedded."""
+        from trulymem.reindex import reindex
+
         if self.embedder is None:
             raise ConfigError("reindex needs an embedder", field="embedder")
-        with self.store.transaction():
-            if not missing_only or self.store.embedding_model() != self.embedder.name:
-                self.store.delete_all_vectors()
-            self.store.set_embedding_model(self.embedder.name)
-            total = self.store.count_nodes_without_vectors()
-        done = 0
-        while True:
-            with self.store.transaction():
-                embedded = embed_nodes(self.store, self.embedder, self.store.nodes_without_vectors(batch))
-            if not embedded:
-                return done
-            done += embedded
-            if progress is not None:
-                progress(done, total)
+        return reindex(self.store, self.embedder, missing_only=missing_only, batch=batch, progress=progress).embedded
 
     def user_exists(self) -> bool:
         """Whether anything was ever written for this scope's user."""
@@ -201,26 +240,48 @@ class TrulyMem:
                 relation_keys=[relation_key(relation)] if relation else None,
             ))
 
-    def export_jsonl(self, out: IO[str], *, all_users: bool = False) -> int:
-        """Write the scope's (or every user's) rows as JSON lines; returns the row count."""
+    def export_jsonl(self, out: IO[str], *, all_users: bool = False,
+                     progress: Callable[[int, int], None] | None = None) -> int:
+        """Write the scope's (or every user's) rows as JSON lines; returns the row count.
+        ``progress(done, total)`` is called every 1,000 rows."""
         scope = Scope.everyone() if all_users else self.scope
         n = 0
         with self.store.transaction(write=False):
             if not all_users:
                 require_user(self.context())
+            total = 0
+            if progress is not None:
+                st = self.store.stats(scope)
+                total = st.users + sum(st.nodes_by_type.values()) + sum(
+                    v["valid"] + v["invalid"] for v in st.facts_by_kind.values())
             for row in self.store.export_rows(scope):
                 out.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
                 n += 1
+                if progress is not None and n % 1000 == 0:
+                    progress(n, max(n, total))
         return n
 
-    def import_jsonl(self, lines: Iterable[str], *, all_users: bool = False) -> dict[str, int]:
+    def import_jsonl(self, lines: Iterable[str], *, all_users: bool = False,
+                     progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
         """Import rows written by ``export_jsonl``, all or nothing; identical rows are skipped.
+        Then the new nodes get vectors of this facade's embedder, in short transactions of
+        their own (``progress(done, total)`` after each); ``embedded`` counts them, and
+        ``unembedded`` the nodes still without a vector (none without an embedder:
+        ``trulymem reindex --missing`` adds them).
 
         Rows must belong to this scope's user unless ``all_users`` (a whole-database restore);
         without it a global scope is read-only, as everywhere."""
+        from trulymem.reindex import embed_missing
+        from trulymem.transfer import check_rows, parse_lines
+
         scope = Scope.everyone() if all_users else self.scope.writable()
         rows = parse_lines(lines)
         with self.store.transaction():
             check_rows(self.store, rows, scope)
-            return self.store.import_rows(rows)
-
+            counts = self.store.import_rows(rows)
+        counts["embedded"] = 0 if self.embedder is None else embed_missing(self.store, self.embedder,
+                                                                           progress=progress)
+        with self.store.transaction(write=False):
+            counts["unembedded"] = self.store.count_nodes_without_vectors(
+                self.embedder.name if self.embedder is not None else None)
+        return counts

@@ -26,7 +26,7 @@ from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM, LLMResponse, Message, OnText, ToolCall
 from trulymem.model import TaskState, new_id
 from trulymem.text.tokenize import count_tokens
-from trulymem.tools.base import ToolResult, call_tool, get_tool
+from trulymem.tools import ToolResult, call_tool, get_tool
 from trulymem.tools.tasks import list_tasks
 
 # Tool families and how many calls of each a turn may make.

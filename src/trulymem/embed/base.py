@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 Kind = Literal["query", "passage"]
-Matrix = npt.NDArray[np.float32]
+# A string at run time: importing this module (every tool does) must not load numpy.
+Matrix: TypeAlias = "npt.NDArray[np.float32]"
 
 
 class Embedder(ABC):
@@ -28,6 +30,8 @@ class Embedder(ABC):
         """Vectors for a non-empty batch, shape ``(len(texts), dim)``."""
 
     def embed_batch(self, texts: Sequence[str], kind: Kind = "passage") -> Matrix:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         vecs = np.asarray(self._embed(list(texts), kind), dtype=np.float32)
@@ -45,6 +49,8 @@ class Embedder(ABC):
 
 def cosine_top_k(query: npt.NDArray[np.float32], matrix: Matrix, k: int) -> list[tuple[int, float]]:
     """Indices and scores of the ``k`` rows most similar to ``query`` (rows normalised)."""
+    import numpy as np
+
     if matrix.shape[0] == 0 or k <= 0:
         return []
     scores = matrix @ query

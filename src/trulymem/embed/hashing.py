@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from trulymem.embed.base import Embedder, Kind, Matrix
+from trulymem.embed.names import HASHING
 from trulymem.text.tokenize import tokens
 
 
@@ -20,7 +21,7 @@ class HashingEmbedder(Embedder):
 
     def __init__(self, dim: int = 512) -> None:
         self.dim = dim
-        self.name = f"hashing-ngram-{dim}"
+        self.name = HASHING if dim == 512 else f"hashing-ngram-{dim}"
 
     def _features(self, text: str) -> list[str]:
         feats: list[str] = []

@@ -1,32 +1,28 @@
 """Choosing an embedder by name: ``hashing``, ``use``, ``e5``, ``openai:<model>``,
-``st:<path>``, ``model2vec:<path>``, or ``auto`` (the best one installed)."""
+``st:<path>``, ``model2vec:<path>``, or ``auto`` (see ``names.AUTO_CANDIDATES``). A stored
+model name (``usem3-multilingual-v3``) is accepted for the choice that builds it."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
+from collections.abc import Sequence
+from typing import Any
 
-from trulymem.embed.base import Embedder
-from trulymem.embed.hashing import HashingEmbedder
+from trulymem.embed import names
+from trulymem.embed.base import Embedder, Kind, Matrix
 from trulymem.errors import ConfigError
-
-# Best first; each entry needs only what its package ships (no download at run time).
-# Measured on LoCoMo dev (bench/bench_locomo.py): fused with BM25, the hashing embedder
-# gains recall@10 while USE loses it and costs ~160 ms per query encoding on 2 cores, so
-# USE is opt-in ("use") until a bundled model beats full text.
-_AUTO: list[tuple[str, str]] = []
 
 
 def available_embedders() -> list[str]:
     """Names ``get_embedder`` can build on this install without a network."""
-    return [name for name, module in _AUTO if importlib.util.find_spec(module)] + ["hashing"]
+    return names.available()
 
 
 def get_embedder(name: str = "auto") -> Embedder:
-    name = name.strip()
-    if name == "auto":
-        name = available_embedders()[0]
+    name = names.resolve(name)
     if name == "hashing":
+        from trulymem.embed.hashing import HashingEmbedder
+
         return HashingEmbedder()
     if name == "use":
         from trulymem.embed.adapters import USEEmbedder
@@ -48,4 +44,39 @@ def get_embedder(name: str = "auto") -> Embedder:
         if kind == "model2vec":
             return adapters.Model2VecEmbedder(arg)
     raise ConfigError(f"unknown embedder {name!r}; use auto, hashing, use, e5, openai:<model>, st:<path> "
-                      "or model2vec:<path>")
+                      "or model2vec:<path>", field="embedder")
+
+
+class LazyEmbedder(Embedder):
+    """``get_embedder(choice)``, built on first use: its stored model name is known at once
+    (to check it against the database's), while commands that never embed never load numpy
+    or a model."""
+
+    def __init__(self, choice: str) -> None:
+        self.choice = names.resolve(choice)
+        name = names.model_name(self.choice)
+        if name is None:
+            raise ConfigError("'none' is no embedder; pass embedder=None for full text only", field="embedder")
+        kind, sep, arg = self.choice.partition(":")
+        if self.choice not in names.BUILT_IN and not (sep and arg and f"{kind}:" in names.PREFIXES):
+            get_embedder(self.choice)  # raises "unknown embedder" naming the choices
+        self.name = name
+        self.semantic = self.choice != "hashing"
+        self._built: Embedder | None = None
+
+    @property
+    def built(self) -> Embedder:
+        if self._built is None:
+            self._built = get_embedder(self.choice)
+        return self._built
+
+    def __getattr__(self, attr: str) -> Any:  # dim, and whatever the built embedder adds
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        return getattr(self.built, attr)
+
+    def embed_batch(self, texts: Sequence[str], kind: Kind = "passage") -> Matrix:
+        return self.built.embed_batch(texts, kind)
+
+    def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:
+        return self.built.embed_batch(texts, kind)

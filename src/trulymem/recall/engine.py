@@ -107,9 +107,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     names = text_terms + list(q.seed_entities)
     if len(text_terms) > 1 and "," not in q.query_intent:
         names.append(q.query_intent)  # "New York" is one name as well as two words
-    if names:
-        for n in store.nodes(NodeQuery(scope=scope, keys=list({name_key(x) for x in names}), created_before=q.as_of)):
-            c.node(n.id, 1.0, 0, f"name:{n.name}")
+    named = store.nodes(NodeQuery(scope=scope, keys=list({name_key(x) for x in names}),
+                                  created_before=q.as_of)) if names else []
     match = phrases(content_terms(text_terms))
     rankings: dict[str, list[str]] = {}
     if match and cfg.lexical:
@@ -122,7 +121,16 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                                                                  during=(hint[0], hint[1]))]
     if text_terms and cfg.vectors and embedder is not None:
         query_vec = embedder.embed_query(" ".join(text_terms))
-        rankings["vector"] = [nid for nid, _ in store.vector_search(scope, query_vec, cfg.vector_seeds)]
+        rankings["vector"] = [nid for nid, _ in store.vector_search(scope, query_vec, cfg.vector_seeds,
+                                                                    model=embedder.name)]
+    if when.validity != "all":
+        # A node whose every fact was invalidated (a forgotten message, a retracted value) is
+        # not recalled; include_invalid (history) still finds it.
+        live = store.live_nodes(list({*(n.id for n in named), *(i for r in rankings.values() for i in r)}), when)
+        named = [n for n in named if n.id in live]
+        rankings = {k: [i for i in ranked if i in live] for k, ranked in rankings.items()}
+    for n in named:
+        c.node(n.id, 1.0, 0, f"name:{n.name}")
     weights = {"vector": cfg.vector_weight, "time": cfg.time_weight}
     fused = rrf(list(rankings.values()), cfg.fusion_k, [weights.get(name, 1.0) for name in rankings])
     top = max(fused.values(), default=0.0)

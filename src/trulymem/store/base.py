@@ -228,35 +228,67 @@ class Store(ABC):
         """Facts touching each node in either direction, at most ``per_node`` per
         node and direction (pinned first, then most recently updated)."""
 
-    # vectors: one model per database, one vector per node
+    @abstractmethod
+    def live_nodes(self, node_ids: Sequence[str], when: When = CURRENT) -> set[str]:
+        """Those of ``node_ids`` that some fact counting under ``when`` (its validity and
+        ``as_of``) touches. A node all of whose facts were invalidated is forgotten: recall
+        leaves it out unless invalid facts are asked for."""
+
+    # vectors: one searched model per database (its "embedding model"), at most one vector per
+    # node and model; a reindex builds another model's vectors beside them, then switches
     @abstractmethod
     def dirty_nodes(self) -> list[Node]:
         """Nodes created, or whose text changed, in the current transaction (each once):
         what an embedder must (re)embed before the transaction commits."""
 
     @abstractmethod
-    def embedding_model(self) -> str | None: ...
+    def embedding_model(self) -> str | None:
+        """The model whose vectors recall searches (``None``: no model yet)."""
 
     @abstractmethod
     def set_embedding_model(self, name: str) -> None:
-        """Record the model of the vectors; ``Conflict`` if vectors of another model exist."""
+        """Record the model of the vectors; ``Conflict`` if vectors of another model are searched."""
 
     @abstractmethod
-    def put_vectors(self, items: Sequence[tuple[str, Any]]) -> None:
-        """Store (node id, float32 vector) pairs, replacing earlier ones."""
+    def switch_embedding_model(self, name: str) -> None:
+        """Search ``name``'s vectors from now on, in one statement (readers see the old model's
+        vectors or the new one's, never a mix): a reindex's last step. The other models'
+        vectors stay until ``drop_vectors`` removes them."""
+
+    @abstractmethod
+    def put_vectors(self, items: Sequence[tuple[str, Any]], model: str | None = None) -> None:
+        """Store (node id, float32 vector) pairs of ``model`` (default: the searched one),
+        replacing earlier ones. A vector of the searched model drops the node's vectors of
+        other models: they were made from its earlier text."""
 
     @abstractmethod
     def delete_all_vectors(self) -> int: ...
 
     @abstractmethod
-    def nodes_without_vectors(self, limit: int) -> list[Node]: ...
+    def drop_vectors(self, keep: Sequence[str], limit: int) -> int:
+        """Delete at most ``limit`` vectors of models not in ``keep``; returns how many."""
 
     @abstractmethod
-    def count_nodes_without_vectors(self) -> int: ...
+    def nodes_to_embed(self, model: str, limit: int, *, after: str | None = None,
+                       missing_only: bool = True) -> tuple[list[Node], str | None]:
+        """Nodes in storage order after the cursor ``after`` (``None``: from the first),
+        ``limit`` at a time, and the cursor of the last one returned (``None`` when none
+        are left); with ``missing_only`` only those without a vector of ``model``."""
 
     @abstractmethod
-    def vector_search(self, scope: Scope, query: Any, limit: int) -> list[tuple[str, float]]:
-        """``(node_id, cosine)`` of the scope's nodes nearest to ``query``, best first."""
+    def count_nodes_to_embed(self, model: str, *, after: str | None = None, missing_only: bool = True) -> int: ...
+
+    def nodes_without_vectors(self, limit: int, model: str | None = None) -> list[Node]:
+        """Up to ``limit`` nodes without a vector of ``model`` (default: the searched one)."""
+        return self.nodes_to_embed(model or self.embedding_model() or "", limit)[0]
+
+    def count_nodes_without_vectors(self, model: str | None = None) -> int:
+        return self.count_nodes_to_embed(model or self.embedding_model() or "")
+
+    @abstractmethod
+    def vector_search(self, scope: Scope, query: Any, limit: int, model: str | None = None) -> list[tuple[str, float]]:
+        """``(node_id, cosine)`` of the scope's nodes nearest to ``query`` among the vectors
+        of ``model`` (default: the searched one), best first."""
 
     # a cache of text vectors by model (not the recall index): bulk passes encode only what is new
     @abstractmethod

@@ -170,6 +170,29 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             WHERE kind = 'NEXT_TASK' AND invalid_at IS NULL;
         """,
     ),
+    (
+        6,
+        "node vectors by model",
+        """
+        -- Vectors are kept per model, so a reindex writes the new model's vectors beside the
+        -- old ones in small transactions and switches settings('embedder') in one statement:
+        -- readers search only the vectors of the model that setting names
+        CREATE TABLE node_vectors_by_model(
+            node_rid INTEGER NOT NULL REFERENCES nodes(rid) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            vec BLOB NOT NULL,
+            PRIMARY KEY(node_rid, model)
+        );
+        INSERT INTO node_vectors_by_model(node_rid, model, user_id, vec)
+            SELECT v.node_rid, s.value, v.user_id, v.vec FROM node_vectors v
+            JOIN settings s ON s.key = 'embedder';
+        DROP TABLE node_vectors;
+        ALTER TABLE node_vectors_by_model RENAME TO node_vectors;
+        CREATE INDEX node_vectors_user_model ON node_vectors(user_id, model);
+        CREATE INDEX node_vectors_model ON node_vectors(model)
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

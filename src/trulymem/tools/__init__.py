@@ -1,19 +1,59 @@
-"""The memory tools, each defined once (see ``base``) and registered by name."""
+"""The memory tools, each defined once (see ``base``) and registered by name.
 
-from trulymem.tools import commit, context, ingest, mem0, persona, purge, recall, stats, tasks  # noqa: F401  (registers)
-from trulymem.tools.base import REGISTRY, Tool, ToolContext, ToolResult, call_tool, get_tool, run_tool
+The tool modules are imported when something asks for the registry (``REGISTRY``,
+``get_tool``, ``call_tool``, the schema renderings), not when this package is: a
+program that runs one tool loads that tool's module only (``trulymem.graph``), and
+``trulymem.mem0.ops`` can use ``tools.base`` while ``tools.mem0`` uses it, without
+an import cycle."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from trulymem.tools import base
+from trulymem.tools.base import Tool, ToolContext, ToolResult, run_tool
+
+if TYPE_CHECKING:
+    from trulymem.tools.base import REGISTRY
+
+MODULES = ("commit", "context", "ingest", "mem0", "persona", "purge", "recall", "stats", "tasks")
+
+
+def load_all() -> dict[str, Tool[Any]]:
+    """Import every tool module (each registers its tools); returns the full registry."""
+    for name in MODULES:
+        importlib.import_module(f"trulymem.tools.{name}")
+    return base.REGISTRY
+
+
+def get_tool(name: str) -> Tool[Any]:
+    load_all()
+    return base.get_tool(name)
+
+
+def call_tool(name: str, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    """``base.call_tool`` with every tool registered: an unknown name is an error result."""
+    load_all()
+    return base.call_tool(name, ctx, args)
 
 
 def openai_tools(names: list[str] | None = None, *, strict: bool = False) -> list[dict[str, object]]:
     """OpenAI function-calling schemas for the named tools (default: all). They are valid
     for strict mode either way (free-form objects as JSON text, every field required and
     nullable when optional); ``strict=True`` also turns it on (``"strict": true``)."""
-    return [get_tool(n).openai_schema(strict=strict) for n in (names or list(REGISTRY))]
+    return [get_tool(n).openai_schema(strict=strict) for n in (names or list(load_all()))]
 
 
 def anthropic_tools(names: list[str] | None = None) -> list[dict[str, object]]:
-    return [get_tool(n).anthropic_schema() for n in (names or list(REGISTRY))]
+    return [get_tool(n).anthropic_schema() for n in (names or list(load_all()))]
 
 
-__all__ = ["REGISTRY", "Tool", "ToolContext", "ToolResult", "call_tool", "get_tool", "run_tool",
+def __getattr__(name: str) -> Any:
+    if name == "REGISTRY":
+        return load_all()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["REGISTRY", "Tool", "ToolContext", "ToolResult", "call_tool", "get_tool", "load_all", "run_tool",
            "openai_tools", "anthropic_tools"]

@@ -9,7 +9,16 @@ from datetime import datetime, timedelta
 from trulymem.model import Fact, Scope, as_utc
 from trulymem.store.base import CURRENT, When
 from trulymem.store.sqlite.connection import SQLiteBase
-from trulymem.store.sqlite.rows import FACT_COLS, FACT_FROM, JOIN_NODES, row_to_fact, scope_sql, when_sql
+from trulymem.store.sqlite.rows import (
+    FACT_COLS,
+    FACT_FROM,
+    JOIN_NODES,
+    chunks,
+    marks,
+    row_to_fact,
+    scope_sql,
+    when_sql,
+)
 from trulymem.text import fts_match
 
 Phrase = tuple[str, ...]
@@ -18,7 +27,7 @@ _COMMON = 1000  # a search phrase matching more rows than this is not ranked (se
 
 
 class SearchMixin(SQLiteBase):
-    """Retrieval: ``search_nodes``, ``search_facts`` and ``neighbors``."""
+    """Retrieval: ``search_nodes``, ``search_facts``, ``live_nodes`` and ``neighbors``."""
 
     def _split_common(self, table: str, phrase_list: Sequence[Phrase]) -> tuple[list[Phrase], list[Phrase]]:
         """Separate phrases matching more than ``_COMMON`` rows: ranking every hit of
@@ -83,6 +92,18 @@ class SearchMixin(SQLiteBase):
             (match, *params, *vparams, limit),
         )
         return [row_to_fact(r) for r in rows]
+
+    def live_nodes(self, node_ids: Sequence[str], when: When = CURRENT) -> set[str]:
+        rids = self._rids(node_ids)
+        wsql, wparams = when_sql(When(when.validity, when.as_of))
+        live: set[str] = set()
+        for chunk in chunks(list(rids.values())):
+            live.update(r[0] for r in self._q(
+                f"SELECT n.id FROM nodes n WHERE n.rid IN ({marks(len(chunk))}) "
+                f"AND (EXISTS (SELECT 1 FROM facts f WHERE f.subject_rid = n.rid AND {wsql}) "
+                f"OR EXISTS (SELECT 1 FROM facts f WHERE f.object_rid = n.rid AND {wsql}))",
+                [*chunk, *wparams, *wparams]))
+        return live
 
     def neighbors(
         self,

@@ -1,51 +1,69 @@
-"""Node vectors for the SQLite store: float32 blobs, exact cosine search per user."""
+"""Node vectors for the SQLite store: float32 blobs per node and model, exact cosine
+search per user among the searched model's vectors (``settings('embedder')``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
-from trulymem.embed.base import Matrix, cosine_top_k
+from trulymem.embed.names import mismatch
 from trulymem.errors import Conflict, InvalidInput
 from trulymem.model import Node, Scope
 from trulymem.store.sqlite.connection import SQLiteBase
 from trulymem.store.sqlite.rows import NODE_COLS, chunks, marks, row_to_node, scope_sql
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from trulymem.embed.base import Matrix
+
+_MODEL = "SELECT value FROM settings WHERE key = 'embedder'"
 
 
 class VectorMixin(SQLiteBase):
     """Node vectors; ``SQLiteStore.__init__`` sets up their cache (``_vector_state``)."""
 
     def _vector_state(self) -> None:
-        # (user scope key) -> (data_version, write counter, ids, matrix)
+        # (scope key, model) -> (data_version, write counter, ids, matrix)
         self._vec_cache: dict[tuple[Any, ...], tuple[int, int, list[str], Matrix]] = {}
         self._vec_writes = 0
 
     def embedding_model(self) -> str | None:
-        rows = self._q("SELECT value FROM settings WHERE key = 'embedder'")
+        rows = self._q(_MODEL)
         return str(rows[0][0]) if rows else None
 
     def set_embedding_model(self, name: str) -> None:
         current = self.embedding_model()
         if current == name:
             return
-        if current is not None and self._q("SELECT 1 FROM node_vectors LIMIT 1"):
-            raise Conflict(f"this database holds vectors of {current!r}; re-embed it for {name!r} "
-                           "(trulymem reindex) instead of mixing two models", field="embedder")
+        if current is not None and self._q("SELECT 1 FROM node_vectors WHERE model = ? LIMIT 1", (current,)):
+            raise Conflict(mismatch(current, name) + " (a database never mixes two models)", field="embedder")
+        self.switch_embedding_model(name)
+
+    def switch_embedding_model(self, name: str) -> None:
         self._q("INSERT INTO settings(key, value) VALUES ('embedder', ?) "
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (name,))
+        self._vec_writes += 1
 
-    def put_vectors(self, items: Sequence[tuple[str, npt.NDArray[np.float32]]]) -> None:
+    def put_vectors(self, items: Sequence[tuple[str, npt.NDArray[np.float32]]], model: str | None = None) -> None:
+        import numpy as np
+
+        current = self.embedding_model()
+        name = model or current
+        if name is None:
+            raise Conflict("no embedding model recorded: set one before storing vectors", field="embedder")
         rids = self._rids([nid for nid, _ in items])
         rows = self._q(f"SELECT rid, user_id FROM nodes WHERE rid IN ({','.join('?' * len(rids))})",
                        list(rids.values())) if rids else []
         users = dict(rows)
+        if name == current:  # the node's text changed: vectors other models made of the old text are stale
+            self._many("DELETE FROM node_vectors WHERE node_rid = ? AND model != ?",
+                       [(rids[nid], name) for nid, _ in items if nid in rids])
         self._many(
-            "INSERT INTO node_vectors(node_rid, user_id, vec) VALUES (?, ?, ?) "
-            "ON CONFLICT(node_rid) DO UPDATE SET vec = excluded.vec",
-            [(rids[nid], users[rids[nid]], np.asarray(vec, dtype=np.float32).tobytes())
+            "INSERT INTO node_vectors(node_rid, model, user_id, vec) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(node_rid, model) DO UPDATE SET vec = excluded.vec",
+            [(rids[nid], name, users[rids[nid]], np.asarray(vec, dtype=np.float32).tobytes())
              for nid, vec in items if nid in rids],
         )
         self._vec_writes += 1
@@ -57,14 +75,37 @@ class VectorMixin(SQLiteBase):
         self._vec_writes += 1
         return n
 
-    def nodes_without_vectors(self, limit: int) -> list[Node]:
-        rows = self._q(f"SELECT {NODE_COLS} FROM nodes n WHERE NOT EXISTS "
-                       "(SELECT 1 FROM node_vectors v WHERE v.node_rid = n.rid) ORDER BY n.rid LIMIT ?", (limit,))
-        return [row_to_node(r) for r in rows]
+    def drop_vectors(self, keep: Sequence[str], limit: int) -> int:
+        stale = [m for (m,) in self._q("SELECT DISTINCT model FROM node_vectors") if m not in keep]
+        n = 0
+        for model in stale:
+            if n >= limit:
+                break
+            cur = self._conn.execute("DELETE FROM node_vectors WHERE rowid IN "
+                                     "(SELECT rowid FROM node_vectors WHERE model = ? LIMIT ?)", (model, limit - n))
+            n += cur.rowcount
+        if n:
+            self._vec_writes += 1
+        return n
 
-    def count_nodes_without_vectors(self) -> int:
-        return int(self._q("SELECT count(*) FROM nodes n WHERE NOT EXISTS "
-                           "(SELECT 1 FROM node_vectors v WHERE v.node_rid = n.rid)")[0][0])
+    def _to_embed_sql(self, model: str, after: str | None, missing_only: bool) -> tuple[str, list[Any]]:
+        where = ["n.rid > ?"]
+        params: list[Any] = [int(after) if after else 0]
+        if missing_only:
+            where.append("NOT EXISTS (SELECT 1 FROM node_vectors v WHERE v.node_rid = n.rid AND v.model = ?)")
+            params.append(model)
+        return " AND ".join(where), params
+
+    def nodes_to_embed(self, model: str, limit: int, *, after: str | None = None,
+                       missing_only: bool = True) -> tuple[list[Node], str | None]:
+        where, params = self._to_embed_sql(model, after, missing_only)
+        rows = self._q(f"SELECT rid, {NODE_COLS} FROM nodes n "
+                       f"WHERE {where} ORDER BY n.rid LIMIT ?", [*params, limit])
+        return [row_to_node(r[1:]) for r in rows], (str(rows[-1][0]) if rows else None)
+
+    def count_nodes_to_embed(self, model: str, *, after: str | None = None, missing_only: bool = True) -> int:
+        where, params = self._to_embed_sql(model, after, missing_only)
+        return int(self._q(f"SELECT count(*) FROM nodes n WHERE {where}", params)[0][0])
 
     @staticmethod
     def _cache_key(scope: Scope) -> tuple[str, str]:
@@ -99,15 +140,21 @@ class VectorMixin(SQLiteBase):
         self._many("DELETE FROM text_vectors WHERE user_id = ? AND part = ? AND model = ? AND digest = ?", stale)
         return len(stale)
 
-    def vector_search(self, scope: Scope, query: npt.NDArray[np.float32], limit: int) -> list[tuple[str, float]]:
+    def vector_search(self, scope: Scope, query: npt.NDArray[np.float32], limit: int,
+                      model: str | None = None) -> list[tuple[str, float]]:
+        import numpy as np
+
+        from trulymem.embed.base import cosine_top_k
+
+        name = model or self.embedding_model()
         where, params = scope_sql(scope, "n")
-        key = (where, *params)
+        key = (where, *params, name)
         version = self._conn.execute("PRAGMA data_version").fetchone()[0]
         cached = self._vec_cache.get(key)
         if cached is None or cached[:2] != (version, self._vec_writes):
             user = ("v.user_id = ? AND ", [scope.user_id]) if scope.user_id else ("", [])
             rows = self._q(f"SELECT n.id, v.vec FROM node_vectors v JOIN nodes n ON n.rid = v.node_rid "
-                           f"WHERE {user[0]}{where}", [*user[1], *params])
+                           f"WHERE {user[0]}v.model = ? AND {where}", [*user[1], name, *params])
             ids = [r[0] for r in rows]
             matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
                       if rows else np.zeros((0, query.shape[0]), dtype=np.float32))
