@@ -354,7 +354,7 @@ def test_cli_chat_interactive_commands(db_path: Path, monkeypatch: pytest.Monkey
     assert r.exit_code == 0, r.output
     assert "AI> Noted." in r.output and "Task_music [in_progress] Talk about music" in r.output
     assert "user likes jazz" in r.output and "(no persona stored)" in r.output
-    assert "Forgot 1 facts." in r.output and "/forget SUBJECT [RELATION]" in r.output  # /bogus shows help
+    assert "Forgot 1 facts" in r.output and "/forget SUBJECT [RELATION]" in r.output  # /bogus shows help
     with TrulyMem(db_path, user_id="default") as mem:
         assert [f.invalid_at is not None for f in mem.history("user", "likes")] == [True]  # kept in history
 

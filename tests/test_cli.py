@@ -74,8 +74,8 @@ def test_tasks_and_persona(run) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_errors_are_one_line_and_exit_nonzero(run) -> None:  # type: ignore[no-untyped-def]
-    r = run("task", "state", "nope", "paused")
-    assert r.exit_code == 1 and "unknown user 'default'" in r.output
+    r = run("task", "state", "nope", "paused", "--user", "nobody")  # a named user nobody wrote for: a typo
+    assert r.exit_code == 1 and "unknown user 'nobody'" in r.output
     run("task", "create", "real", "task")
     r = run("task", "state", "nope", "paused")
     assert r.exit_code == 1 and r.output.strip().count("\n") == 0 and "task_id" in r.output
@@ -138,7 +138,8 @@ def test_reindex_switches_the_model(run) -> None:  # type: ignore[no-untyped-def
     r = run("stats", "--embedder", "none")
     assert r.exit_code == 0
     r = run("reindex", "--json")
-    assert r.exit_code == 0 and js(r) == {"embedded": 2, "embedder": "hashing-ngram-512"}
+    assert r.exit_code == 0 and js(r) == {"embedded": 2, "embedder": "hashing", "model": "hashing-ngram-512",
+                                          "previous": "hashing-ngram-512", "resumed": False, "dropped": 0}
     r = run("reindex", "--embedder", "none")
     assert r.exit_code == 2 and "embedder" in r.output
 
@@ -161,6 +162,8 @@ def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Com
 
 def test_every_command_has_help_and_is_documented() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    for name in main.list_commands(click.Context(main)):  # main imports a command's module when asked for it
+        main.get_command(click.Context(main), name)
     for name, cmd in _commands(main):
         assert cmd.help, name
         assert f"trulymem {name}" in readme, f"README does not mention `trulymem {name}`"

@@ -3,7 +3,8 @@
 ``TRULYMEM_*`` environment variable or the config file).
 
 ``base`` holds the ``main`` group and what the commands share; each other module
-registers the commands of one area on it when imported here::
+registers the commands of one area on it, and ``main`` imports a module only when
+one of its commands runs (``base.COMMANDS``)::
 
     memory    commit, recall, purge, history
     working   task …, persona …
@@ -16,9 +17,5 @@ registers the commands of one area on it when imported here::
 """
 
 from trulymem.cli.base import main
-
-# isort: split
-# The group first, then the modules whose import registers their commands on it.
-from trulymem.cli import bench, chat, database, demo, dream, memory, serve, working  # noqa: F401
 
 __all__ = ["main"]

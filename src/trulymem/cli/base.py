@@ -1,31 +1,82 @@
 """What every command shares: the ``main`` click group, the common options and
 their ``Ctx``, output (``out``/``err``, ``emit``) and errors as one line.
 
-The command modules import this one and register on ``main``; this module
-imports none of them (``trulymem.cli`` imports them after it)."""
+The command modules import this one and register on ``main``; this module imports
+none of them. ``main`` imports a command's module only when that command runs (see
+``LazyGroup``), and this module imports nothing heavy (rich, pydantic, the store):
+``trulymem --help`` and light commands start in a fraction of the time."""
 
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from pydantic import BaseModel
-from rich.console import Console
 
 from trulymem import __version__
-from trulymem.config import Settings
 from trulymem.errors import InvalidInput, TrulyMemError
-from trulymem.graph import TrulyMem
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from trulymem.config import Settings
+    from trulymem.graph import TrulyMem
+
+# command -> (module under trulymem.cli that registers it, its summary for `trulymem --help`);
+# tests/test_cli_start.py checks both against the real commands
+COMMANDS: dict[str, tuple[str, str]] = {
+    "bench": ("bench", "Benchmarks (figures, not tests)."),
+    "chat": ("chat", "Chat with an agent that remembers through the graph only (no message history)."),
+    "commit": ("memory", "Store a fact: SUBJECT RELATION OBJECT (or many with --file)."),
+    "config": ("dream", "Inspect trulymem's configuration."),
+    "demo": ("demo", "Replay the idiom-chain example (为所欲为 → 为虎作伥) through the real tools."),
+    "dream": ("dream", "Consolidate memories: merge near-duplicates, resolve contradictions, prune stale ones."),
+    "export": ("database", "Write memories as JSON lines to FILE (default stdout)."),
+    "history": ("memory", "Every version of SUBJECT's facts (optionally one RELATION), oldest first."),
+    "import": ("database", "Read JSON lines written by `export` (all or nothing; identical rows are skipped)."),
+    "keys": ("serve", "API keys for `trulymem serve` (stored hashed in the database)."),
+    "mcp": ("serve", "Serve the memory tools over MCP on stdio (for Claude Desktop, Cursor, Claude Code …)."),
+    "persona": ("working", "The AI's persona."),
+    "purge": ("memory", "Invalidate (soft), correct (supersede) or delete (hard) facts matching ALL criteria."),
+    "recall": ("memory", "Recall memories for QUERY (comma/space separated intents; empty: persona and tasks)."),
+    "reindex": ("database", "Give every node a vector of --embedder's model and search those from then on."),
+    "serve": ("serve", "Serve the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp."),
+    "stats": ("database", "Counts by node type, fact kind and validity."),
+    "task": ("working", "The working-memory task chain."),
+    "tools": ("serve", "Print the memory tools' JSON schemas for an LLM API."),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose commands live in modules imported when the command runs. Its help
+    lists them from ``COMMANDS``: importing every module to print one line each was
+    most of the second `trulymem --help` took."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(f"trulymem.cli.{COMMANDS[cmd_name][0]}")
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = []
+        for name in names:
+            cmd = self.commands.get(name) or click.Command(name, help=COMMANDS[name][1])
+            if not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="trulymem")
 def main() -> None:
     """trulymem: long-term graph memory for LLM agents.
@@ -35,23 +86,75 @@ def main() -> None:
     """
 
 
+class _Output:
+    """stdout or stderr. Plain text goes out through click; rich (~60 ms to import) is
+    loaded only for tables, styled text and progress bars (``.rich``)."""
+
+    def __init__(self, stderr: bool) -> None:
+        self.stderr = stderr
+        self._rich: Console | None = None
+
+    @property
+    def rich(self) -> Console:
+        if self._rich is None:
+            from rich.console import Console
+
+            self._rich = Console(stderr=self.stderr, highlight=False, soft_wrap=True, markup=False)
+        return self._rich
+
+    def print(self, *objects: Any, markup: bool | None = None, style: str | None = None, **kwargs: Any) -> None:
+        if style is None and not kwargs and all(isinstance(o, str) for o in objects):
+            click.echo(" ".join(objects), err=self.stderr)
+        else:
+            self.rich.print(*objects, markup=markup, style=style, **kwargs)
+
+    @property
+    def is_terminal(self) -> bool:
+        stream = sys.stderr if self.stderr else sys.stdout
+        return bool(getattr(stream, "isatty", lambda: False)())
+
+
+out = _Output(stderr=False)
+err = _Output(stderr=True)
+
+EMBEDDER_HELP = ("Embedder of recall vectors: auto (the model this database's vectors come from; hashing for a "
+                 "new one), hashing, use, e5, openai:<model>, st:<path>, model2vec:<path>, or none (full text "
+                 "only). A database searches one model: switch with `trulymem reindex --embedder NAME`.")
+
+
 class Ctx:
     def __init__(self, settings: Settings, session: str | None, as_json: bool) -> None:
         self.settings, self.as_json = settings, as_json
         self.session = session
 
-    def mem(self) -> TrulyMem:
+    def mem(self, *, register_default: bool = True) -> TrulyMem:
+        """The memory of the chosen scope. The default user exists from the start: on a fresh
+        install, reading it shows an empty memory, not an "unknown user" error (a user
+        named on purpose that nobody has written for still is one: usually a typo).
+        ``register_default=False`` for commands that must not add that user (an import
+        brings its own user rows, a whole-database export must not grow one)."""
+        from trulymem.config import DEFAULT_USER
+        from trulymem.graph import TrulyMem
+
         s = self.settings
-        return TrulyMem(s.db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=self.session,
-                        embedder=None if s.embedder == "none" else s.embedder)
+        mem = TrulyMem(s.db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=self.session,
+                       embedder=None if s.embedder == "none" else s.embedder)
+        try:
+            if register_default and s.user == DEFAULT_USER and not mem.user_exists():
+                mem.ensure_user()
+        except BaseException:
+            mem.close()
+            raise
+        return mem
 
 
 def fail(exc: TrulyMemError, as_json: bool = False) -> NoReturn:
-    """Print ``exc`` as one line (a JSON object with ``as_json``) and exit: 2 for bad input, else 1."""
+    """Print ``exc`` as one line and exit: 2 for bad input, else 1. With ``as_json`` the
+    line is ``{"error": {...}}`` on stdout, where the command's JSON would have been."""
     if as_json:
         click.echo(json.dumps({"error": exc.to_dict()}, ensure_ascii=False))
     else:
-        err.print(f"Error: {exc}", markup=False)
+        err.print(f"Error: {exc}")
     sys.exit(2 if isinstance(exc, InvalidInput) else 1)
 
 
@@ -63,12 +166,13 @@ def common(fn: Callable[..., Any]) -> Callable[..., Any]:
     @click.option("--agent", envvar="TRULYMEM_AGENT", help="Agent id (scope).")
     @click.option("--app", envvar="TRULYMEM_APP", help="App/project id (scope).")
     @click.option("--session", envvar="TRULYMEM_SESSION", help="Session id recorded on every write (provenance).")
-    @click.option("--embedder", envvar="TRULYMEM_EMBEDDER",
-                  help="auto (default: best installed), hashing, use, openai:<model>, st:<path>, model2vec:<path>, none.")
-    @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+    @click.option("--embedder", envvar="TRULYMEM_EMBEDDER", help=EMBEDDER_HELP)
+    @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output (errors too).")
     @functools.wraps(fn)
     def wrapper(db: str | None, user: str | None, agent: str | None, app: str | None, session: str | None,
                 embedder: str | None, as_json: bool, **kwargs: Any) -> None:
+        from trulymem.config import Settings
+
         try:
             ctx = Ctx(Settings.load(db=db, user=user, agent=agent, app=app, embedder=embedder), session, as_json)
             fn(ctx=ctx, **kwargs)
@@ -78,9 +182,10 @@ def common(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def emit(ctx: Ctx, result: BaseModel | dict[str, Any] | list[Any], human: Callable[[], None]) -> None:
+def emit(ctx: Ctx, result: Any, human: Callable[[], None]) -> None:
+    """Print ``result`` (a pydantic model, dict or list) as JSON with ``--json``, else call ``human``."""
     if ctx.as_json:
-        data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+        data = result.model_dump(mode="json") if hasattr(result, "model_dump") else result
         click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     else:
         human()

@@ -71,7 +71,7 @@ def bench_locomo(path: str, embedder: str, conversations: int | None, answer: bo
                     sys.exit(2)
                 answerer, judge = stack.enter_context(benchmark_llms(llm, answer_model, judge_model or answer_model))
             emb = None if embedder == "none" else get_embedder(embedder)
-            with Progress(console=err, transient=True) as bar:
+            with Progress(console=err.rich, transient=True) as bar:
                 task = bar.add_task("LoCoMo", total=None)
 
                 def step(label: str, done: int, total: int) -> None:

@@ -11,17 +11,20 @@ from datetime import UTC, datetime
 import click
 
 from trulymem.agent import Agent, TurnTrace
+from trulymem.agent.forget import forget_messages
 from trulymem.cli.base import Ctx, common, err, json_arg, main, out
 from trulymem.config import LLMSettings
 from trulymem.errors import InvalidInput, TrulyMemError
 from trulymem.graph import TrulyMem
 from trulymem.llm import get_llm
+from trulymem.tools.base import embedded_writes
 
 HELP = """Commands:
   /recall [QUERY]            what memory returns for QUERY (default: the task chain)
   /persona                   the stored persona
   /tasks                     the task chain with states
-  /forget SUBJECT [RELATION] forget facts (shown first, asked; kept in history)
+  /forget SUBJECT [RELATION] forget facts and the messages they came from (shown first, asked;
+                             kept in history)
   /help                      this list
   /quit                      leave (also Ctrl-D)"""
 
@@ -68,13 +71,13 @@ def chat(ctx: Ctx, message: str | None, model: str | None, base_url: str | None,
     """Chat with an agent that remembers through the graph only (no message history).
 
     Each turn recalls the persona and the task chain in code, lets the model use
-    the memory tools, and records the turn in the chain."""
+    the memory tools, and records the turn in the chain. With --json every reply and
+    every error is one JSON object on stdout."""
     s = ctx.settings.llm
     settings = dataclasses.replace(s, model=model or s.model, base_url=base_url or s.base_url,
                                    api_key=api_key or s.api_key)
     if not settings.model:
-        err.print(LLMSettings.HELP, markup=False)
-        sys.exit(2)
+        raise InvalidInput(LLMSettings.HELP, field="model")
     llm = get_llm(settings)
     attrs = json_arg(persona, "persona") or None
     session = ctx.session or "chat-" + datetime.now(UTC).strftime("%Y%m%d")
@@ -92,14 +95,14 @@ def chat(ctx: Ctx, message: str | None, model: str | None, base_url: str | None,
                 return
             if not text.strip():
                 continue
-            if text.startswith("/"):
-                if _command(agent, text):
-                    return
-                continue
             try:
+                if text.startswith("/"):
+                    if _command(agent, text):
+                        return
+                    continue
                 _one_turn(ctx, agent, text, stream=not no_stream, quiet=quiet)
-            except TrulyMemError as exc:  # a failed turn is reported; the session goes on
-                err.print(f"Error: {exc}", markup=False)
+            except TrulyMemError as exc:  # a failed turn or command is reported; the session goes on
+                _report(ctx, exc)
 
 
 def _one_turn(ctx: Ctx, agent: Agent, text: str, *, stream: bool, quiet: bool) -> None:
@@ -119,6 +122,14 @@ def _one_turn(ctx: Ctx, agent: Agent, text: str, *, stream: bool, quiet: bool) -
         err.print(describe(res.trace), markup=False, style="dim")
 
 
+def _report(ctx: Ctx, exc: TrulyMemError) -> None:
+    """An error inside the session, shaped as the command's other errors (JSON with --json)."""
+    if ctx.as_json:
+        click.echo(json.dumps({"error": exc.to_dict()}, ensure_ascii=False))
+    else:
+        err.print(f"Error: {exc}")
+
+
 def _write(piece: str) -> None:
     sys.stdout.write(piece)
     sys.stdout.flush()
@@ -129,28 +140,24 @@ def _command(agent: Agent, line: str) -> bool:
     try:
         parts = shlex.split(line[1:])
     except ValueError as exc:
-        err.print(f"Error: {exc}", markup=False)
-        return False
+        raise InvalidInput(str(exc), field="command") from None
     name, args = (parts[0].lower(), parts[1:]) if parts else ("help", [])
     mem: TrulyMem = agent.memory
-    try:
-        if name in ("quit", "exit", "q"):
-            return True
-        if name == "recall":
-            res = mem.recall(" ".join(args) or "TaskNode,working_memory,task_chain", depth=2)
-            out.print(res.text)
-        elif name == "persona":
-            attrs = mem.persona_get().attributes
-            out.print("\n".join(f"{k}: {v}" for k, v in attrs.items()) or "(no persona stored)")
-        elif name == "tasks":
-            tasks = mem.task_list().tasks
-            out.print("\n".join(f"{t.task_id} [{t.state}] {t.description or ''}" for t in tasks) or "(no tasks)")
-        elif name == "forget":
-            _forget(mem, args)
-        else:
-            out.print(HELP)
-    except TrulyMemError as exc:
-        err.print(f"Error: {exc}", markup=False)
+    if name in ("quit", "exit", "q"):
+        return True
+    if name == "recall":
+        res = mem.recall(" ".join(args) or "TaskNode,working_memory,task_chain", depth=2)
+        out.print(res.text)
+    elif name == "persona":
+        attrs = mem.persona_get().attributes
+        out.print("\n".join(f"{k}: {v}" for k, v in attrs.items()) or "(no persona stored)")
+    elif name == "tasks":
+        tasks = mem.task_list().tasks
+        out.print("\n".join(f"{t.task_id} [{t.state}] {t.description or ''}" for t in tasks) or "(no tasks)")
+    elif name == "forget":
+        _forget(mem, args)
+    else:
+        out.print(HELP)
     return False
 
 
@@ -164,6 +171,9 @@ def _forget(mem: TrulyMem, args: list[str]) -> None:
         return
     for f in preview.matched:
         out.print(f"  {f.text}")
-    if click.confirm(f"Forget these {len(preview.matched)} facts? (they stay in history)", default=False):
-        done = mem.purge(criteria)
-        out.print(f"Forgot {len(done.matched)} facts.")
+    if click.confirm(f"Forget these {len(preview.matched)} facts and the messages they came from? "
+                     "(they stay in history)", default=False):
+        with embedded_writes(mem.store, mem.embedder):  # the facts and their messages, or nothing
+            done = mem.purge(criteria)
+            messages = forget_messages(mem, [f.id for f in done.matched])
+        out.print(f"Forgot {len(done.matched)} facts" + (f" and {messages} messages." if messages else "."))

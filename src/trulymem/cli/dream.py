@@ -63,7 +63,7 @@ def dream(ctx: Ctx, auto: bool, dry_run: bool, undo: bool, run_id: str | None, l
         emit = lines.append if ctx.as_json else out.print
         llm = get_llm(ctx.settings.llm) if use_llm and ctx.settings.llm.model else None
         # The bar lives on stderr and is gone before the report is printed and questions are asked.
-        bar = Progress(console=err, transient=True)
+        bar = Progress(console=err.rich, transient=True)
         task = bar.add_task("Fetching memories", total=None)
 
         def progress(what: str, done: int, total: int | None) -> None:

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from trulymem.cli.base import Ctx, common, emit, json_arg, main, out, read_text
+from trulymem.cli.base import Ctx, common, emit, json_arg, main, out
 from trulymem.errors import InvalidInput
-from trulymem.model import to_json
-from trulymem.transfer import read_jsonl
+
+if TYPE_CHECKING:
+    from trulymem.graph import TrulyMem
+
+BATCH = 5000  # triplets per memory_commit call (the tool's cap); a file is any number of batches
+SHOWN = 100  # facts listed one per line; more are summed up
 
 
 @main.command()
@@ -19,7 +25,8 @@ from trulymem.transfer import read_jsonl
 @click.argument("relation", required=False)
 @click.argument("object_", metavar="OBJECT", required=False)
 @click.option("--file", "file_", type=click.File("r", encoding="utf-8"),
-              help="JSON lines (or a JSON list) of triplets to commit in one transaction; '-' for stdin.")
+              help="JSON lines (or a JSON list) of triplets, any number, committed in one transaction "
+                   f"({BATCH:,} per tool call); '-' for stdin.")
 @click.option("--confidence", type=float, help="0 to 1 [default: 1].")
 @click.option("--speculation", is_flag=True, help="Mark as inferred, not stated.")
 @click.option("--type", "type_", help="Category label, e.g. preference or session_state.")
@@ -35,7 +42,8 @@ def commit(ctx: Ctx, subject: str | None, relation: str | None, object_: str | N
     if file_ is not None:
         if subject or relation or object_:
             raise InvalidInput("give either SUBJECT RELATION OBJECT or --file, not both", field="file")
-        triplets = _read_triplets(read_text(file_))
+        with ctx.mem() as mem:
+            res = _commit_file(mem, file_)
     else:
         if not (subject and relation and object_):
             raise InvalidInput("needs SUBJECT RELATION OBJECT (or --file)", field="triplet")
@@ -47,24 +55,84 @@ def commit(ctx: Ctx, subject: str | None, relation: str | None, object_: str | N
                 t[k] = v
         if metadata:
             t["metadata"] = json_arg(metadata, "metadata")
-        triplets = [t]
-    with ctx.mem() as mem:
-        res = mem.commit(triplets)
+        with ctx.mem() as mem:
+            res = mem.commit([t]).model_dump(mode="json")
+
     def human() -> None:
-        for f in res.facts:
-            out.print(f"{f.status:>10}  {f.text}  ({f.id})")
+        facts = res["facts"]
+        for f in facts[:SHOWN] if len(facts) <= SHOWN else []:
+            out.print(f"{f['status']:>10}  {f['text']}  ({f['id']})")
+        if len(facts) > SHOWN:
+            out.print(f"created {len(res['created'])}, reinforced {len(res['reinforced'])}"
+                      + (f", superseded {len(res['superseded'])}" if res["superseded"] else "") + " facts")
     emit(ctx, res, human)
 
 
-def _read_triplets(text: str) -> list[dict[str, Any]]:
-    text = text.strip()
-    if text.startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"is not valid JSON: {exc.msg}", field="file") from None
-        return data if isinstance(data, list) else [data]
-    return [row for _, row in read_jsonl(text.splitlines(), "file")]
+def _commit_file(mem: TrulyMem, file: Any) -> dict[str, Any]:
+    """Commit every triplet of ``file``, read and committed ``BATCH`` at a time inside one
+    transaction: all of them or, at the first bad one (named by its line), none."""
+    merged: dict[str, Any] = {"created": [], "reinforced": [], "facts": [], "superseded": []}
+    done = 0
+    with mem.store.transaction():
+        for batch in _batches(file):
+            try:
+                res = mem.commit([t for _, t in batch]).model_dump(mode="json")
+            except InvalidInput as exc:
+                raise _where(exc, batch, done) from None
+            done += len(batch)
+            for key, items in merged.items():
+                items.extend(res[key])
+    if not merged["facts"]:
+        raise InvalidInput("holds no triplets", field="file")
+    return merged
+
+
+def _batches(file: Any) -> Iterator[list[tuple[str, Any]]]:
+    """``(where, triplet)`` pairs of a JSON-lines file (``line 7``), ``BATCH`` at a time, read
+    as they are committed; a JSON list (first character ``[``) is read whole (``item 7``)."""
+    try:
+        first, lineno = "", 0
+        while not first.strip():
+            first, lineno = file.readline(), lineno + 1
+            if not first:
+                return
+        if first.lstrip().startswith("["):
+            try:
+                data = json.loads(first + file.read())
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"is not valid JSON: {exc.msg}", field="file") from None
+            rows = data if isinstance(data, list) else [data]
+            for i in range(0, len(rows), BATCH):
+                yield [(f"item {j}", r) for j, r in enumerate(rows[i:i + BATCH], i + 1)]
+            return
+        batch: list[tuple[str, Any]] = []
+        line = first
+        while line:
+            if line.strip():
+                try:
+                    batch.append((f"line {lineno}", json.loads(line)))
+                except json.JSONDecodeError as exc:
+                    raise InvalidInput(f"line {lineno} is not valid JSON: {exc.msg}", field="file") from None
+                if len(batch) == BATCH:
+                    yield batch
+                    batch = []
+            line, lineno = file.readline(), lineno + 1
+        if batch:
+            yield batch
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"is not UTF-8 text ({exc.reason} at byte {exc.start})", field="file") from None
+
+
+_TRIPLET_FIELD = re.compile(r"^triplets\.(\d+)(.*)$")
+
+
+def _where(exc: InvalidInput, batch: list[tuple[str, Any]], offset: int) -> InvalidInput:
+    """``exc`` of one batch, naming the file's line and the triplet's place in the whole file."""
+    m = _TRIPLET_FIELD.match(exc.field or "")
+    if m is None or int(m.group(1)) >= len(batch):
+        return exc
+    i = int(m.group(1))
+    return InvalidInput(f"{batch[i][0]}: {exc.message}", field=f"triplets.{offset + i}{m.group(2)}")
 
 
 def _when(value: str | None, name: str) -> datetime | None:
@@ -162,6 +230,8 @@ def history(ctx: Ctx, subject: str, relation: str | None) -> None:
     for name, value in (("subject", subject), ("relation", relation)):
         if value is not None and not value.strip():
             raise InvalidInput("must not be empty", field=name)
+    from trulymem.model import to_json
+
     with ctx.mem() as mem:
         facts = mem.history(subject, relation)
     data = [to_json(f) for f in facts]
