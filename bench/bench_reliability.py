@@ -1,4 +1,4 @@
-"""Reliability under load and hostile clients, measured on a real `trulymem serve`.
+"""Reliability under faults, load and hostile clients, on a real `trulymem serve` and real processes.
 
 Parts (all by default, or name them):
 
@@ -8,10 +8,21 @@ Parts (all by default, or name them):
   over ``--runs`` runs: medians and maxima, with the phase's wall time beside the
   server's CPU time, and the server's sockets at each point (target: `/health`
   within 1 s during and after; no socket left behind).
+- ``kill``: ``--trials`` (100) SIGKILL trials of each kind — a library writer, ``trulymem
+  commit --file`` and ``trulymem import``, a ``trulymem serve`` with clients writing —
+  on one database that lives through them all: acknowledged writes, and those lost or
+  left half done, with the invariant checks (target: 0 lost).
+- ``load``: ``--processes`` (8) processes of mixed load on one user for ``--minutes`` (5):
+  operations, errors, invariant violations after (target: 0 and 0).
+- ``fuzz``: ``--fuzz-calls`` (10,000, or ``TRULYMEM_FUZZ_CALLS``) hypothesis-drawn calls
+  per interface — ``call()``, HTTP, MCP: untyped errors, 5xx, partial writes (target: 0).
 
-Benchmarks print figures; they do not pass or fail.
+The last three use the code of ``tests/reliability/`` (trials.py, workload.py,
+fuzz_drivers.py), run longer. Benchmarks print figures; they do not pass or fail.
 
-    python bench/bench_reliability.py [flood] [--runs 3] [--connections 2000] [--json]
+    python bench/bench_reliability.py [flood] [kill] [load] [fuzz] [--runs 3] [--connections 2000]
+        [--trials 100] [--kinds library,cli,http] [--processes 8] [--minutes 5]
+        [--fuzz-calls 10000] [--interfaces "call(),HTTP,MCP"] [--json]
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import reliability_runs  # noqa: E402
 from tests.helpers import Served  # noqa: E402  (the same server fixture the tests use)
 
 SERVER_FILES = 1024
@@ -149,7 +161,9 @@ def flood(args: argparse.Namespace) -> dict[str, Any]:
             "sockets": [r["sockets"] for r in runs]}
 
 
-PARTS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {"flood": flood}
+PARTS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
+    "flood": flood, "kill": reliability_runs.kill, "load": reliability_runs.load, "fuzz": reliability_runs.fuzz}
+SHOW: dict[str, Callable[[dict[str, Any]], None]] = {}  # filled below, next to show_flood
 
 
 def show_flood(r: dict[str, Any]) -> None:
@@ -166,22 +180,28 @@ def show_flood(r: dict[str, Any]) -> None:
           + ", ".join(f"{s['before']}/{s['during']}/{s['after']}" for s in r["sockets"]))
 
 
+SHOW.update(flood=show_flood, kill=reliability_runs.show_kill, load=reliability_runs.show_load,
+            fuzz=reliability_runs.show_fuzz)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("parts", nargs="*", help=f"which parts to run: {', '.join(PARTS)} (default: all)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--connections", type=int, default=2000, help="flood: idle connections")
+    reliability_runs.add_options(ap)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     unknown = set(args.parts) - set(PARTS)
     if unknown:
         ap.error(f"unknown part {sorted(unknown)[0]!r}; known: {', '.join(PARTS)}")
-    results = {name: PARTS[name](args) for name in (args.parts or PARTS)}
+    results = {}
+    for name in args.parts or PARTS:
+        results[name] = PARTS[name](args)
+        if not args.json:  # each part as it finishes: the long ones take minutes
+            SHOW[name](results[name])
     if args.json:
         print(json.dumps(results, indent=2))
-        return 0
-    if "flood" in results:
-        show_flood(results["flood"])
     return 0
 
 
