@@ -28,6 +28,10 @@ from trulymem.store.sqlite import SQLiteStore
 from trulymem.tools.base import ToolContext, validation_as_invalid
 
 T = TypeVar("T")
+MEM0_KEYS = ("id", "memory", "hash", "metadata", "score", "created_at", "updated_at")  # mem0's MemoryItem
+PROMOTED = ("user_id", "agent_id", "run_id", "actor_id", "role")  # shown by mem0 where the memory has them
+IN_METADATA: dict[str, Any] = {"type": None, "pinned": False, "confidence": 1.0, "speculation": False,
+                               "app_id": None}
 
 
 class Memory:
@@ -66,62 +70,87 @@ class Memory:
         return ToolContext(store=self.store, scope=scope, now=self.clock(), embedder=self.embedder, llm=self.llm)
 
     def add(self, messages: Any, *, user_id: str | None = None, agent_id: str | None = None,
-            run_id: str | None = None, app_id: str | None = None, metadata: dict[str, Any] | None = None,
-            infer: bool = True) -> dict[str, Any]:
+            run_id: str | None = None, metadata: dict[str, Any] | None = None, timestamp: Any = None,
+            expiration_date: Any = None, infer: bool = True, memory_type: str | None = None,
+            prompt: str | None = None, app_id: str | None = None) -> dict[str, Any]:
+        """mem0's ``add``. ``prompt`` is added to the extraction instructions; ``timestamp``
+        (platform-only in mem0 too), ``expiration_date`` and ``memory_type`` are refused."""
+        _unsupported(timestamp=timestamp, expiration_date=expiration_date, memory_type=memory_type)
         ctx = self._ctx(user_id, agent_id, app_id, run_id)
         if ctx.scope.user_id is None:
             raise InvalidInput("add needs a user_id", field="user_id")
         with validation_as_invalid():
-            out = mem0_ops.add(ctx, messages, metadata=metadata, infer=infer, llm=self.llm)
+            out = mem0_ops.add(ctx, messages, metadata=metadata, infer=infer, llm=self.llm, prompt=prompt)
         note = out.pop("note", None)
         if note and not self._warned:
             warnings.warn(note, stacklevel=2)
             self._warned = True
         return out
 
-    def search(self, query: str, *, user_id: str | None = None, agent_id: str | None = None,
-               run_id: str | None = None, app_id: str | None = None, filters: dict[str, Any] | None = None,
-               top_k: int | None = None, limit: int | None = None, threshold: float | None = None) -> dict[str, Any]:
+    def search(self, query: str, *, top_k: int = 20, filters: dict[str, Any] | None = None,
+               threshold: float | None = None, rerank: bool = False, explain: bool = False,
+               reference_date: Any = None, show_expired: bool = False, user_id: str | None = None,
+               agent_id: str | None = None, run_id: str | None = None, app_id: str | None = None,
+               limit: int | None = None) -> dict[str, Any]:
+        """mem0's ``search``. Recall already ranks (lexical, vector and graph), so ``rerank``
+        changes nothing; ``explain`` and ``show_expired`` are accepted and change nothing (no
+        score details, no expiry here); ``reference_date`` is refused, as in mem0."""
+        _unsupported(reference_date=reference_date)
+        _flags(rerank=rerank, explain=explain, show_expired=show_expired)
         ctx = self._ctx(user_id, agent_id, app_id)
-        filters = _with_run(filters, run_id)
         with validation_as_invalid():
-            return mem0_ops.search(ctx, ctx.scope, query, filters=filters, top_k=top_k or limit or 10,
-                                   threshold=threshold)
+            out = mem0_ops.search(ctx, ctx.scope, query, filters=_with_run(filters, run_id),
+                                  top_k=limit if limit is not None else top_k, threshold=threshold)
+        return {"results": [mem0_item(r, score=True) for r in out["results"]]}
 
     def get(self, memory_id: str) -> dict[str, Any] | None:
         try:
             with validation_as_invalid():
-                return mem0_ops.get(self._ctx(), memory_id, Scope.everyone())
+                return mem0_item(mem0_ops.get(self._ctx(), memory_id, Scope.everyone()), score=True)
         except NotFound:
             return None
 
-    def get_all(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
-                app_id: str | None = None, filters: dict[str, Any] | None = None, page: int = 1,
+    def get_all(self, *, filters: dict[str, Any] | None = None, top_k: int | None = None,
+                show_expired: bool = False, user_id: str | None = None, agent_id: str | None = None,
+                run_id: str | None = None, app_id: str | None = None, page: int | None = None,
                 page_size: int | None = None, limit: int | None = None) -> dict[str, Any]:
+        """mem0's ``get_all``: ``{"results": [...]}``, at most ``top_k`` (default 100, mem0's
+        is 20). Given ``page``/``page_size``, also ``total``, ``page``, ``page_size``,
+        ``total_pages`` and ``has_more``."""
+        _flags(show_expired=show_expired)
         ctx = self._ctx(user_id, agent_id, app_id)
+        size = next((n for n in (page_size, limit, top_k) if n is not None), 100)
         with validation_as_invalid():
-            return mem0_ops.get_all(ctx, ctx.scope, filters=_with_run(filters, run_id), page=page,
-                                    page_size=page_size or limit or 100)
+            out = mem0_ops.get_all(ctx, ctx.scope, filters=_with_run(filters, run_id), page=1 if page is None else page,
+                                   page_size=size)
+        results = [mem0_item(r, score=False) for r in out["results"]]
+        return {**out, "results": results} if page is not None or page_size is not None else {"results": results}
 
-    def update(self, memory_id: str, text: str | None = None, metadata: dict[str, Any] | None = None, *,
-               data: str | None = None) -> dict[str, Any]:
-        """``data`` is the older mem0 name of ``text``. Like mem0's, it names only the memory:
+    def update(self, memory_id: str, text: str | None = None, metadata: dict[str, Any] | None = None,
+               expiration_date: Any = None, data: str | None = None) -> dict[str, Any]:
+        """mem0's ``update``: the memory keeps its id, the old text stays in ``history``.
+        ``data`` is the older mem0 name of ``text``. Like mem0's, it names only the memory:
         this handle on the whole database changes it as its own user."""
+        _unsupported(expiration_date=expiration_date)
         ctx, text = self._ctx(), text if text is not None else data
         with validation_as_invalid():
             mem0_ops.check_update(text, metadata)  # bad arguments are named before the id is looked up
-            return mem0_ops.update(ctx, memory_id, mem0_ops.owner(ctx, memory_id), text=text, metadata=metadata)
+            mem0_ops.update(ctx, memory_id, mem0_ops.owner(ctx, memory_id), text=text, metadata=metadata)
+        return {"message": "Memory updated successfully!"}
 
     def delete(self, memory_id: str) -> dict[str, Any]:
         ctx = self._ctx()
         with validation_as_invalid():
-            return mem0_ops.delete(ctx, memory_id, mem0_ops.owner(ctx, memory_id))
+            mem0_ops.delete(ctx, memory_id, mem0_ops.owner(ctx, memory_id))
+        return {"message": "Memory deleted successfully!"}
 
-    def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+    def delete_all(self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None, *,
                    app_id: str | None = None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
+        """mem0's ``delete_all`` (the count is in the tools' and HTTP API's answer, not mem0's)."""
         ctx = self._ctx(user_id, agent_id, app_id)
         with validation_as_invalid():
-            return mem0_ops.delete_all(ctx, ctx.scope, _with_run(filters, run_id))
+            mem0_ops.delete_all(ctx, ctx.scope, _with_run(filters, run_id))
+        return {"message": "Memories deleted successfully!"}
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         with validation_as_invalid():
@@ -134,6 +163,31 @@ class Memory:
             users = sorted({r["user_id"] for r in self.store.export_rows(Scope.everyone()) if r["record"] == "user"})
             total = sum(mem0_ops.delete_all(ctx, Scope(user_id=u))["deleted"] for u in users)
         return {"message": f"{total} memories deleted", "deleted": total}
+
+
+def mem0_item(item: dict[str, Any], *, score: bool) -> dict[str, Any]:
+    """An item with exactly mem0's keys: its seven (``score`` not in ``get_all``'s), then
+    the ids, ``actor_id`` and ``role`` where set; trulymem's own fields (type, pinned,
+    confidence, speculation, app_id) go into ``metadata`` where they differ from the
+    default, as mem0 keeps every other stored key there."""
+    out = {k: item.get(k) for k in MEM0_KEYS if score or k != "score"}
+    out.update({k: item[k] for k in PROMOTED if item.get(k) is not None})
+    meta = {**item.get("metadata", {}), **{k: item[k] for k, default in IN_METADATA.items()
+                                            if item.get(k, default) != default}}
+    out["metadata"] = meta or None
+    return out
+
+
+def _unsupported(**given: Any) -> None:
+    for name, value in given.items():
+        if value is not None:
+            raise InvalidInput("is not supported by trulymem's Memory (leave it unset)", field=name)
+
+
+def _flags(**given: Any) -> None:
+    for name, value in given.items():
+        if not isinstance(value, bool):
+            raise InvalidInput("must be true or false", field=name)
 
 
 def _with_run(filters: dict[str, Any] | None, run_id: str | None) -> dict[str, Any] | None:

@@ -2,16 +2,20 @@
 MCP tools and the HTTP API.
 
 A mem0 memory is a fact ``(user) -[memory]-> (text)`` in the same graph as every
-triplet, so recall and the dream see both. ``run_id`` is the session. Updates
-keep history: a new text supersedes the old fact (the answer names the new id;
-the old id still resolves to the memory's current version); metadata-only
-updates change the fact in place. Deletes invalidate, they do not erase.
+triplet, so recall and the dream see both; what an assistant said is
+``(assistant) -[memory]-> (text)``, never a fact about the user. ``run_id`` is the
+session; a message's ``role`` and ``name`` (mem0's ``actor_id``) are kept in the
+fact's metadata and shown at the top level. Updates keep history: a new text
+supersedes the old fact and the memory keeps its public id (its first version's,
+see ``ids``); metadata-only updates change the fact in place. Deletes
+invalidate, they do not erase.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -20,8 +24,9 @@ from trulymem import budget
 from trulymem.errors import InvalidInput, NotFound
 from trulymem.filters import check_filter, compile_filter, scope_of
 from trulymem.llm.base import LLM, json_reply
+from trulymem.mem0.ids import chain, first_versions, internal_id, public_id
 from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories
-from trulymem.model import MAX_TEXT, EdgeKind, Fact, Scope, to_json
+from trulymem.model import MAX_TEXT, Fact, Scope, to_json
 from trulymem.recall import RecallQuery, recall
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
@@ -30,6 +35,9 @@ from trulymem.tools.commit import TripletIn, commit_triplets
 from trulymem.tools.fields import MAX_LABEL, MAX_TRIPLETS, Label, Metadata, Query, Text
 
 OWNER = "user"
+ASSISTANT_ROLES = {"assistant": "assistant"}  # the subject of what an assistant said: not the user
+ROLE_KEYS = ("role", "actor_id")  # mem0's per-message keys, kept in the fact's metadata
+_HISTORY_IDS = uuid.UUID("9b7c1e0a-4f6d-4c1b-8a3e-5d2f7a6b0c91")  # history event ids: uuid5 of fact id + event
 MAX_PAGE = 1000
 _RESERVED_META = {"type", "pinned", "confidence"}
 EXTRACT_PROMPT = ("Extract the facts worth remembering about the user from this conversation, each as one short "
@@ -37,11 +45,23 @@ EXTRACT_PROMPT = ("Extract the facts worth remembering about the user from this 
                   "nothing else; [] when there is nothing.\n\n{conversation}")
 
 
-def item_dict(m: MemoryItem, score: float | None = None) -> dict[str, Any]:
+def item_dict(m: MemoryItem, score: float | None = None, pid: str | None = None) -> dict[str, Any]:
+    """A memory as mem0 shows it: its public id, ``role``/``actor_id`` promoted from the metadata."""
     out = m.model_dump(mode="json")
+    meta = dict(out["metadata"])
+    for key in ROLE_KEYS:
+        out[key] = meta.pop(key, None)
+    out.update(id=pid or public_id(m.id), metadata=meta)
     if score is not None:
         out["score"] = round(score, 4)
     return out
+
+
+def item_dicts(ctx: ToolContext, items: list[MemoryItem], scores: list[float | None] | None = None) \
+        -> list[dict[str, Any]]:
+    """Items with their stable public ids (call inside a transaction)."""
+    ids = first_versions(ctx.store, Scope.everyone(), items)
+    return [item_dict(m, None if scores is None else scores[i], ids[m.id]) for i, m in enumerate(items)]
 
 
 def scope_for(base: Scope, user_id: str | None = None, agent_id: str | None = None, app_id: str | None = None,
@@ -55,8 +75,8 @@ def scope_for(base: Scope, user_id: str | None = None, agent_id: str | None = No
 
 
 def _messages(messages: Any) -> list[dict[str, str]]:
-    """Each message's role and text, checked as ``memory_commit`` checks an object (at most
-    4,000 characters: one memory, not a document)."""
+    """Each message's role, text and optional ``name`` (mem0's ``actor_id``), checked as
+    ``memory_commit`` checks an object (at most 4,000 characters: one memory, not a document)."""
     if isinstance(messages, str):
         return [{"role": "user", "content": validate_as(Text, messages, "messages")}]
     if isinstance(messages, dict):
@@ -72,7 +92,10 @@ def _messages(messages: Any) -> list[dict[str, str]]:
         role = m.get("role", "user")
         if not isinstance(role, str) or not 0 < len(role) <= MAX_LABEL:
             raise InvalidInput(f"must be a string of 1-{MAX_LABEL} characters", field=f"messages.{i}.role")
-        out.append({"role": role, "content": validate_as(Text, m.get("content"), f"messages.{i}.content")})
+        msg = {"role": role, "content": validate_as(Text, m.get("content"), f"messages.{i}.content")}
+        if m.get("name") is not None:
+            msg["name"] = validate_as(Label, m["name"], f"messages.{i}.name")
+        out.append(msg)
     return out
 
 
@@ -104,9 +127,13 @@ def _number(value: Any, field: str, low: float, high: float, *, integer: bool = 
         raise InvalidInput(f"must be {'an integer' if integer else 'a number'}{bounds}", field=field)
 
 
-def extract_facts(llm: LLM, messages: list[dict[str, str]]) -> list[str]:
+def extract_facts(llm: LLM, messages: list[dict[str, str]], prompt: str | None = None) -> list[str]:
+    """The facts about the user in a conversation; ``prompt`` is mem0's custom instructions."""
     text = "\n".join(f"{m['role']}: {m['content']}" for m in messages)
-    reply = llm.complete([{"role": "user", "content": EXTRACT_PROMPT.format(conversation=text)}]).content
+    ask = EXTRACT_PROMPT.format(conversation=text)
+    if prompt:
+        ask = f"{validate_as(Text, prompt, 'prompt')}\n\n{ask}"
+    reply = llm.complete([{"role": "user", "content": ask}]).content
     try:
         facts = json_reply(reply)
     except ValueError:
@@ -119,29 +146,42 @@ def extract_facts(llm: LLM, messages: list[dict[str, str]]) -> list[str]:
 
 
 def add(ctx: ToolContext, messages: Any, *, metadata: dict[str, Any] | None = None, infer: bool = False,
-        llm: LLM | None = None) -> dict[str, Any]:
-    """Store memories: each message's text (``infer=False``, or no model), or the facts
-    the model extracts from the conversation."""
+        llm: LLM | None = None, prompt: str | None = None) -> dict[str, Any]:
+    """Store memories: each message's text (``infer=False``, or no model; system messages
+    are skipped, as mem0 does), or the facts the model extracts from the conversation."""
     msgs = _messages(messages)
     fields = _fields(metadata)
     ctx.scope.writable()  # before a model is asked anything
     inferred = infer and llm is not None
-    texts = extract_facts(llm, msgs) if inferred and llm else [m["content"].strip() for m in msgs]
-    if not texts:
+    if inferred and llm:  # facts about the user, as in mem0 (no role: they come from the whole conversation)
+        triplets = [TripletIn(subject=OWNER, relation=MEMORY_RELATION, object=t, **fields)
+                    for t in extract_facts(llm, msgs, prompt)]
+        said: list[dict[str, str]] = [{} for _ in triplets]
+    else:
+        said = [m for m in msgs if m["role"] != "system"]
+        triplets = [TripletIn(subject=ASSISTANT_ROLES.get(m["role"], OWNER), relation=MEMORY_RELATION,
+                              object=m["content"].strip(), **{**fields, "metadata": {
+                                  **fields["metadata"], "role": m["role"],
+                                  **({"actor_id": m["name"]} if "name" in m else {})}})
+                    for m in said]
+    if not triplets:
         return {"results": []}
     with ctx.store.transaction():
-        done = commit_triplets(ctx, [TripletIn(subject=OWNER, relation=MEMORY_RELATION, object=t, **fields)
-                                     for t in texts])
+        done = commit_triplets(ctx, triplets)
         if ctx.embedder is not None:
             embed_dirty(ctx.store, ctx.embedder)
-    out = [{"id": f.id, "memory": f.object or t, "event": "ADD" if status == "created" else "NONE"}
-           for (f, status), t in zip(done, texts)]
+        ids = first_versions(ctx.store, Scope.everyone(), [f for f, _ in done])
+    out = []
+    for (f, status), t, m in zip(done, triplets, said, strict=True):
+        item = {"id": ids[f.id], "memory": f.object or t.object, "event": "ADD" if status == "created" else "NONE"}
+        out.append(item if inferred else {**item, "actor_id": m.get("name"), "role": m["role"]})
     return {"results": out, **({} if not infer or inferred else {
         "note": "infer=True needs a chat model (TRULYMEM_LLM_MODEL); the text was stored as given"})}
 
 
 def _fact(ctx: ToolContext, memory_id: str, scope: Scope, *, current: bool = True) -> Fact:
-    memory_id = validate_as(Label, memory_id, "memory_id")
+    """The memory's current version (``current``) or the version the id names."""
+    memory_id = internal_id(memory_id)
     facts = ctx.store.facts(FactQuery(scope=scope, ids=[memory_id], validity="all"))
     f = facts[0] if facts else None
     seen = 0
@@ -162,7 +202,7 @@ def owner(ctx: ToolContext, memory_id: str) -> Scope:
 
 def get(ctx: ToolContext, memory_id: str, scope: Scope) -> dict[str, Any]:
     with ctx.store.transaction(write=False):
-        return item_dict(as_item(_fact(ctx, memory_id, scope)))
+        return item_dicts(ctx, [as_item(_fact(ctx, memory_id, scope))])[0]
 
 
 def _matching(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None) -> Iterator[MemoryItem]:
@@ -188,8 +228,9 @@ def get_all(ctx: ToolContext, base: Scope, *, filters: dict[str, Any] | None = N
     check_filter(filters, ctx.limits)
     with ctx.store.transaction(write=False):
         items = list(_matching(ctx, base, filters))
-    start = (page - 1) * page_size
-    return {"results": [item_dict(m) for m in items[start:start + page_size]], "total": len(items), "page": page,
+        start = (page - 1) * page_size
+        results = item_dicts(ctx, items[start:start + page_size])
+    return {"results": results, "total": len(items), "page": page,
             "page_size": page_size, "total_pages": max(1, math.ceil(len(items) / page_size)),
             "has_more": start + page_size < len(items)}
 
@@ -216,7 +257,8 @@ def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any]
         facts = {f.id: f for f in ctx.store.facts(FactQuery(scope=scope.user_wide(), ids=ids))}
     budget.check("searching memories")
     top = max((f.score for f in res.facts), default=1.0) or 1.0
-    out = []
+    found: list[MemoryItem] = []
+    scores: list[float | None] = []
     for rf in res.facts:
         f = facts.get(rf.id)
         if f is None or not is_memory(f):
@@ -224,10 +266,12 @@ def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any]
         item = as_item(f)
         score = rf.score / top
         if test(item) and (threshold is None or score >= threshold):
-            out.append(item_dict(item, score))
-        if len(out) >= top_k:
+            found.append(item)
+            scores.append(score)
+        if len(found) >= top_k:
             break
-    return {"results": out}
+    with ctx.store.transaction(write=False):
+        return {"results": item_dicts(ctx, found, scores)}
 
 
 def check_update(text: Any, metadata: Any) -> tuple[str | None, dict[str, Any]]:
@@ -256,7 +300,7 @@ def update(ctx: ToolContext, memory_id: str, base: Scope, *, text: str | None = 
             changed = replace(f, metadata=new_meta, type=extra.get("type", f.type), pinned=extra.get("pinned", f.pinned),
                               confidence=extra.get("confidence", f.confidence), updated_at=ctx.now)
             ctx.store.restore_rows([{"record": "fact", **to_json(changed, exclude={"subject", "object"})}])
-            return {"message": "Memory updated successfully!", "id": f.id}
+            return {"message": "Memory updated successfully!", "id": first_versions(ctx.store, scope, [f])[f.id]}
         # the new version keeps the memory's provenance: its run, source and speculation mark
         here = ctx.within(Scope(user_id=f.user_id, agent_id=f.agent_id, app_id=f.app_id, session_id=f.session_id))
         fields = {"type": extra.get("type", f.type), "pinned": extra.get("pinned", f.pinned),
@@ -268,7 +312,8 @@ def update(ctx: ToolContext, memory_id: str, base: Scope, *, text: str | None = 
         ctx.store.invalidate_facts([f.id], ctx.now, superseded_by=new.id)
         if ctx.embedder is not None:
             embed_dirty(ctx.store, ctx.embedder)
-    return {"message": "Memory updated successfully!", "id": new.id, "previous_id": f.id}
+        pid = first_versions(ctx.store, scope, [new])[new.id]  # the memory's id, as before the update
+    return {"message": "Memory updated successfully!", "id": pid}
 
 
 def delete(ctx: ToolContext, memory_id: str, base: Scope) -> dict[str, Any]:
@@ -276,7 +321,8 @@ def delete(ctx: ToolContext, memory_id: str, base: Scope) -> dict[str, Any]:
     with ctx.store.transaction():
         f = _fact(ctx, memory_id, scope.user_wide())
         ctx.store.invalidate_facts([f.id], ctx.now)
-    return {"message": "Memory deleted successfully!", "id": f.id}
+        pid = first_versions(ctx.store, scope, [f])[f.id]
+    return {"message": "Memory deleted successfully!", "id": pid}
 
 
 def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -294,34 +340,26 @@ def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = N
 
 
 def history(ctx: ToolContext, memory_id: str, base: Scope) -> list[dict[str, Any]]:
-    """The memory's versions, oldest first, as mem0's ADD / UPDATE / DELETE events."""
-    memory_id = validate_as(Label, memory_id, "memory_id")
+    """The memory's versions, oldest first, as mem0's history rows: ADD, one UPDATE per new
+    text, DELETE; each names the memory's public id, and ``created_at`` is the memory's
+    creation while ``updated_at`` is the event's time (as mem0 records them)."""
+    fact_id = internal_id(memory_id)
     scope = base.user_wide()
     with ctx.store.transaction(write=False):
-        found = ctx.store.facts(FactQuery(scope=scope, ids=[memory_id], validity="all"))
+        found = ctx.store.facts(FactQuery(scope=scope, ids=[fact_id], validity="all"))
         if not found or not is_memory(found[0]):
             raise NotFound(f"no memory {memory_id!r}", field="memory_id")
-        chain = [found[0]]
-        while True:  # back to the first version
-            prev = ctx.store.facts(FactQuery(scope=scope, superseded_by=[chain[0].id], validity="all",
-                                             kinds=[EdgeKind.FACT]))
-            prev = [p for p in prev if p.relation == chain[0].relation and p.id not in {c.id for c in chain}]
-            if not prev:
-                break
-            chain.insert(0, prev[0])
-        while chain[-1].superseded_by and len(chain) < 1000:  # forward to the current one
-            nxt = ctx.store.facts(FactQuery(scope=scope, ids=[chain[-1].superseded_by], validity="all"))
-            if not nxt or nxt[0].id in {c.id for c in chain}:
-                break
-            chain.append(nxt[0])
-    events: list[dict[str, Any]] = []
-    for i, f in enumerate(chain):
-        events.append({"id": f"{f.id}:add", "memory_id": f.id, "event": "ADD" if i == 0 else "UPDATE",
-                       "old_memory": chain[i - 1].object if i else None, "new_memory": f.object,
-                       "created_at": f.created_at.isoformat()})
-    last = chain[-1]
-    if last.invalid_at is not None and not last.superseded_by:
-        events.append({"id": f"{last.id}:delete", "memory_id": last.id, "event": "DELETE", "old_memory": last.object,
-                       "new_memory": None, "created_at": last.invalid_at.isoformat()})
-    return events
+        versions = chain(ctx.store, scope, found[0])
+    first, last = versions[0], versions[-1]
+    pid, born = public_id(first.id), first.created_at.isoformat()
 
+    def event(f: Fact, kind: str, old: str | None, new: str | None, at: str) -> dict[str, Any]:
+        return {"id": str(uuid.uuid5(_HISTORY_IDS, f"{f.id}:{kind}")), "memory_id": pid, "old_memory": old,
+                "new_memory": new, "event": kind, "created_at": born, "updated_at": at,
+                "is_deleted": kind == "DELETE", "actor_id": f.metadata.get("actor_id"), "role": f.metadata.get("role")}
+
+    events = [event(f, "UPDATE" if i else "ADD", versions[i - 1].object if i else None, f.object,
+                    f.created_at.isoformat()) for i, f in enumerate(versions)]
+    if last.invalid_at is not None and not last.superseded_by:
+        events.append(event(last, "DELETE", last.object, None, last.invalid_at.isoformat()))
+    return events

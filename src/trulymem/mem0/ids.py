@@ -1,0 +1,111 @@
+"""A mem0 memory's public id: stable across updates, in UUID form.
+
+mem0 keeps a memory's id when its text changes. trulymem keeps history by
+superseding: an update invalidates the fact and writes a new one. The public id
+of a memory is therefore the id of its *first version*, found by walking back
+through the versions it replaced. A version's predecessor is the one memory
+fact it superseded in the same write (invalidated at the moment the successor
+was created): a dream's merge (several predecessors) starts a new memory, and a
+conflict's winner (older than the loser's invalidation) keeps its own id.
+
+trulymem's ids are 32 hex digits (time-ordered); mem0's are UUIDs, so they are
+shown with the dashes of a UUID and accepted in either form.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from trulymem.model import EdgeKind, Fact, Scope
+from trulymem.store.base import FactQuery, Store
+from trulymem.tools.base import validate_as
+from trulymem.tools.fields import Label
+
+MAX_VERSIONS = 1000
+
+
+class Versioned(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def relation(self) -> str: ...
+
+
+def public_id(fact_id: str) -> str:
+    """The UUID form of a trulymem id (an id of another form, e.g. imported, as it is)."""
+    if len(fact_id) != 32:
+        return fact_id
+    try:
+        return str(uuid.UUID(hex=fact_id))
+    except ValueError:
+        return fact_id
+
+
+def internal_id(memory_id: Any) -> str:
+    """The stored id behind a public one (UUID form or the plain 32 hex digits)."""
+    given: str = validate_as(Label, memory_id, "memory_id")
+    if len(given) == 36 and given.count("-") == 4:
+        try:
+            return uuid.UUID(given).hex
+        except ValueError:
+            pass
+    return given
+
+
+def predecessors(store: Store, scope: Scope, versions: Sequence[Versioned]) -> dict[str, Fact]:
+    """Each version's previous version, where it has one (see the module docstring)."""
+    if not versions:
+        return {}
+    found = store.facts(FactQuery(scope=scope, superseded_by=[v.id for v in versions], validity="all",
+                                  kinds=[EdgeKind.FACT]))
+    by_successor: dict[str, list[Fact]] = {}
+    for p in found:
+        by_successor.setdefault(p.superseded_by or "", []).append(p)
+    out: dict[str, Fact] = {}
+    for v in versions:
+        prev = by_successor.get(v.id, [])
+        if len(prev) == 1 and prev[0].invalid_at == v.created_at and prev[0].relation == v.relation:
+            out[v.id] = prev[0]
+    return out
+
+
+def first_versions(store: Store, scope: Scope, versions: Sequence[Versioned]) -> dict[str, str]:
+    """Each version's public id: its first version's id in UUID form (one query per step back)."""
+    first: dict[str, Versioned] = {v.id: v for v in versions}
+    frontier: list[Versioned] = list(versions)
+    seen = {v.id for v in versions}
+    for _ in range(MAX_VERSIONS):
+        prev = predecessors(store, scope, frontier)
+        if not prev:
+            break
+        for key, v in first.items():
+            if v.id in prev:
+                first[key] = prev[v.id]
+        frontier = [p for p in prev.values() if p.id not in seen]  # a cycle ends the walk
+        seen |= {p.id for p in frontier}
+    return {key: public_id(v.id) for key, v in first.items()}
+
+
+def chain(store: Store, scope: Scope, fact: Fact) -> list[Fact]:
+    """Every version of the memory ``fact`` belongs to, oldest first, up to the newest
+    (current, or invalidated by a delete)."""
+    out = [fact]
+    seen = {fact.id}
+    while len(out) < MAX_VERSIONS:  # back to the first version
+        prev = predecessors(store, scope, [out[0]]).get(out[0].id)
+        if prev is None or prev.id in seen:
+            break
+        out.insert(0, prev)
+        seen.add(prev.id)
+    while out[-1].superseded_by and len(out) < MAX_VERSIONS:  # forward to the newest
+        nxt = store.facts(FactQuery(scope=scope, ids=[out[-1].superseded_by], validity="all"))
+        if not nxt or nxt[0].id in seen or predecessors(store, scope, nxt).get(nxt[0].id) is None:
+            break
+        out.append(nxt[0])
+        seen.add(nxt[0].id)
+    return out
