@@ -43,7 +43,8 @@ def test_every_route_without_keys(open_server: Served) -> None:
         mid = added["results"][0]["id"]
         ok(c.post("/v1/memories", json={"user_id": "alice", "messages": [
             {"role": "user", "content": "Deploy to ECS"}, {"role": "user", "content": "Use PostgreSQL for auth"}]}))
-        got = ok(c.get(f"/v1/memories/{mid}"))
+        assert c.get(f"/v1/memories/{mid}").status_code == 404  # no user named: the server's default user, not alice
+        got = ok(c.get(f"/v1/memories/{mid}", params={"user_id": "alice"}))
         assert got["memory"] == "I live in Lisbon" and got["type"] == "profile" and got["metadata"]["source_app"] == "test"
         listed = ok(c.get("/v1/memories", params={"user_id": "alice"}))
         assert listed["total"] == 3
@@ -53,29 +54,33 @@ def test_every_route_without_keys(open_server: Served) -> None:
                                                     "user_id": "alice"}))["total"] == 1
         found = ok(c.post("/v1/memories/search", json={"user_id": "alice", "query": "where do I live Lisbon"}))
         assert found["results"][0]["id"] == mid and found["results"][0]["score"] == 1.0
-        # without a key every user is readable, and a change names whose memory it is (?user_id= or the body)
+        # without a key a request reaches the default user or the one it names (?user_id= or the body)
         alice = {"user_id": "alice"}
         upd = ok(c.patch(f"/v1/memories/{mid}", params=alice, json={"text": "I live in Porto"}))
-        assert ok(c.get(f"/v1/memories/{mid}"))["memory"] == "I live in Porto"  # the old id follows the update
+        assert ok(c.get(f"/v1/memories/{mid}", params=alice))["memory"] == "I live in Porto"  # the old id follows
         assert ok(c.get(f"/v1/memories/{mid}", params=alice))["id"] == upd["id"]
         hist = ok(c.get(f"/v1/memories/{mid}/history", params=alice))
         assert [e["event"] for e in hist["results"]] == ["ADD", "UPDATE"]
         ok(c.patch(f"/v1/memories/{upd['id']}", json={"metadata": {"pinned": True}, "user_id": "alice"}))
-        assert ok(c.get(f"/v1/memories/{upd['id']}"))["pinned"] is True
+        assert ok(c.get(f"/v1/memories/{upd['id']}", params=alice))["pinned"] is True
         assert c.get(f"/v1/memories/{upd['id']}", params={"user_id": "bob"}).status_code == 404  # not bob's
         assert ok(c.patch(f"/v1/memories/{upd['id']}", params={"user_id": "bob"}, json={"text": "x", "user_id": "alice"}),
                   422)["error"]["field"] == "user_id"  # two different users named: refused, not guessed
         ok(c.delete(f"/v1/memories/{upd['id']}", params=alice))
-        assert c.get(f"/v1/memories/{upd['id']}").status_code == 404
+        assert c.get(f"/v1/memories/{upd['id']}", params=alice).status_code == 404
         assert ok(c.delete("/v1/memories", params={"user_id": "alice"}))["deleted"] == 2
         assert ok(c.get("/v1/memories", params={"user_id": "alice"}))["total"] == 0
         # triplets, recall, purge, tasks, persona, stats, dream, any tool
         jazz = {"triplets": [{"subject": "user", "relation": "likes", "object": "jazz"}]}
         assert ok(c.post("/v1/triplets", json={**jazz, "user_id": "alice"}), 422)["error"]["field"] == "user_id"
         ok(c.post("/v1/triplets", params={"user_id": "alice"}, json=jazz))  # without a key: ?user_id= says whose
-        assert ok(c.post("/v1/tasks", json={"task_id": "Task_a", "description": "A task"}), 422)["error"]
+        ok(c.post("/v1/tasks", json={"task_id": "Task_a", "description": "A task"}))  # the default user's
+        assert ok(c.get("/v1/tasks"))["tasks"][0]["task_id"] == "Task_a"
+        assert not ok(c.get("/v1/tasks", params=alice))["tasks"]
         assert ok(c.post("/v1/tools/memory_recall", params={"user_id": "alice"}, json={"query_intent": "jazz"}))["facts"]
-        assert ok(c.get("/v1/stats"))["users"] == 1  # no user named: the whole database
+        mine = ok(c.post("/v1/tools/memory_recall", json={"query_intent": "jazz"}))["facts"]
+        assert "jazz" not in {f["object"] for f in mine}  # the default user's recall never reads alice's
+        assert ok(c.get("/v1/stats"))["users"] == 1  # no user named: the default user only
 
 
 def test_tool_routes_for_one_user(db_path: Path) -> None:
@@ -202,5 +207,5 @@ def test_more_bad_requests(open_server: Served) -> None:
             nested = {"NOT": nested}
         r = c.post("/v1/memories/list", json={"filters": nested})
         assert r.status_code == 422 and "deeper" in r.json()["error"]["message"]
-        assert c.post("/v1/dream", json={"mode": "apply"}).status_code == 422  # whose memories?
+        assert ok(c.post("/v1/dream", json={"mode": "apply"}))["project"] == "default"  # no user named: the default
         assert c.delete("/v1/memories", params={"user_id": "a", "agent_id": ""}).status_code == 422

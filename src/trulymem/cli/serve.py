@@ -59,7 +59,9 @@ def _limit_options(fn: Any) -> Any:
 @click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
 @common
 def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, **given: float | None) -> None:
-    """Serve the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp."""
+    """Serve the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp.
+
+    Without API keys, requests that name no user read and write --user (the default user)."""
     try:
         from trulymem.server.connections import connection_limit, run
         from trulymem.server.http import LOCAL_HOSTS, create_app
@@ -69,14 +71,19 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, **gi
     limits = replace(ctx.settings.server, **overrides)
     with SQLiteStore(ctx.settings.db) as store:
         keyed = any_active(store)
-    if host not in LOCAL_HOSTS and not keyed:
-        raise ConfigError(f"refusing to listen on {host} without an API key: anyone on the network could read "
-                          "every memory. Create one first (trulymem keys create --user ID or --admin), or "
-                          "listen on 127.0.0.1", field="host")
+        if host not in LOCAL_HOSTS and not keyed:
+            raise ConfigError(f"refusing to listen on {host} without an API key: anyone on the network could read "
+                              "every memory. Create one first (trulymem keys create --user ID or --admin), or "
+                              "listen on 127.0.0.1", field="host")
+        if not (keyed or require_keys):  # the user a keyless server writes for: an empty memory, not an error
+            from trulymem.model import utcnow
+
+            with store.transaction():
+                store.ensure_user(ctx.settings.user, utcnow())
     app = create_app(ctx.settings.db, embedder=_embedder(ctx), llm=_llm(ctx), require_keys=require_keys or keyed,
-                     limits=limits, mcp=not no_mcp)
+                     limits=limits, mcp=not no_mcp, default_user=ctx.settings.user)
     err.print(f"trulymem {ctx.settings.db} on http://{host}:{port} (docs /docs, MCP /mcp"
-              f"{', API keys required' if require_keys or keyed else ', no API keys: local use only'}"
+              f"{', API keys required' if require_keys or keyed else f', no API keys: local use only, user {ctx.settings.user}'}"
               f"; at most {connection_limit(limits.max_connections)} connections)", markup=False)
     try:
         run(app, host, port, limits)

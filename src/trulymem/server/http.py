@@ -7,7 +7,9 @@ is not JSON 400, unknown ids 404, conflicts 409, too large 413, over the rate
 limit 429, model failures 502, out of time 503. With API keys (``trulymem keys
 create``), a user's key reaches only that user's memories — another user's ids
 answer 404, as if they did not exist; without keys, only this machine's own
-clients are served (no web pages, no foreign host names: 403). Limits per
+clients are served (no web pages, no foreign host names: 403), and a request
+that names no user reaches the server's default user. mem0's platform routes
+(``MemoryClient``) are in ``trulymem.server.platform``. Limits per
 request are in ``trulymem.server.limits``, per connection in
 ``trulymem.server.connections``.
 """
@@ -15,6 +17,7 @@ request are in ``trulymem.server.limits``, per connection in
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +28,7 @@ from starlette.types import Receive, Send
 from starlette.types import Scope as ASGIScope
 
 from trulymem import __version__, budget
-from trulymem.config import ServerSettings
+from trulymem.config import DEFAULT_USER, ServerSettings
 from trulymem.dream import DreamResult, analyze, load_retention, result_json
 from trulymem.dream.run import apply_dream, dream_lock
 from trulymem.embed import Embedder
@@ -36,7 +39,7 @@ from trulymem.llm.base import LLM
 from trulymem.mem0.ops import scope_for
 from trulymem.memories import iter_memories
 from trulymem.model import Scope, utcnow
-from trulymem.server import errors
+from trulymem.server import errors, platform
 from trulymem.server.errors import HTTPError, error_response, parse_json, tool_error
 from trulymem.server.limits import RateLimiter, RequestLimits
 from trulymem.store.sqlite import SQLiteStore
@@ -49,23 +52,29 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 class Principal:
     user_id: str | None  # a user's key: only this user
     admin: bool
+    keyless: bool = False  # a local server without keys: the default user unless a request names another
 
 
 def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = None, require_keys: bool = False,
-               limits: ServerSettings | None = None, mcp: bool = True) -> FastAPI:
+               limits: ServerSettings | None = None, mcp: bool = True, default_user: str = DEFAULT_USER) -> FastAPI:
     limits = limits or ServerSettings()
     store = SQLiteStore(db)
+    scope_of_principal = functools.partial(_scope, default_user=default_user)
 
     def _principal(header: str | None) -> Principal:
+        keyed = require_keys or any_active(store)
         if header:
             scheme, _, token = header.partition(" ")
-            key = verify(store, token.strip()) if scheme.lower() == "bearer" else None
-            if key is None:
+            # "Token" is mem0's platform client's scheme; "Bearer" everyone else's
+            key = verify(store, token.strip()) if scheme.lower() in ("bearer", "token") else None
+            if key is not None:
+                return Principal(user_id=key.user_id, admin=key.role == "admin")
+            if keyed:
                 raise HTTPError(401, "unauthorized", "invalid or revoked API key")
-            return Principal(user_id=key.user_id, admin=key.role == "admin")
-        if require_keys or any_active(store):
+            # a keyless server is open to this machine anyway; mem0's client cannot omit its key
+        elif keyed:
             raise HTTPError(401, "unauthorized", "an API key is required: Authorization: Bearer <key>")
-        return Principal(user_id=None, admin=True)  # no keys configured: a local, open server
+        return Principal(user_id=None, admin=True, keyless=True)  # no keys configured: a local, open server
 
     def _mcp_check(request: Any, name: str, args: dict[str, Any]) -> None:
         principal = _principal(request.headers.get("authorization") if request is not None else None)
@@ -79,7 +88,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
 
         def mcp_ctx(request: Any) -> ToolContext:
             principal = _principal(request.headers.get("authorization") if request is not None else None)
-            return ToolContext(store=store, scope=_scope(principal, None), now=utcnow(), embedder=embedder, llm=llm)
+            return ToolContext(store=store, scope=scope_of_principal(principal, None), now=utcnow(), embedder=embedder, llm=llm)
 
         mcp_manager = StreamableHTTPSessionManager(app=build_server(mcp_ctx, check=_mcp_check), stateless=True,
                                                    json_response=True)
@@ -105,15 +114,23 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     def run(request: Request, tool: str, args: dict[str, Any], user_id: str | None = None) -> Any:
         budget.check()  # a request that waited out its budget for a worker thread does nothing
         principal = principal_of(request)
-        _bind(principal, args, user_id)
+        _bind(principal, REGISTRY[tool].decode(args), user_id)  # filters given as JSON text are checked too
         if user_id is not None and args.get("user_id") not in (None, user_id):
             raise InvalidInput("?user_id= and the body name different users", field="user_id")
-        ctx = ToolContext(store=store, scope=_scope(principal, user_id or args.get("user_id")), now=utcnow(),
-                          embedder=embedder, llm=llm)
+        ctx = ToolContext(store=store, scope=scope_of_principal(principal, user_id or args.get("user_id")),
+                          now=utcnow(), embedder=embedder, llm=llm)
         res = call_tool(tool, ctx, args)
         if not res.ok:
             raise tool_error(res.error or {})
         return res.result
+
+    def context(request: Request, user_id: str | None = None) -> ToolContext:
+        """The context of a request that runs the mem0 operations itself (the platform routes)."""
+        budget.check()
+        principal = principal_of(request)
+        _bind(principal, {}, user_id)
+        return ToolContext(store=store, scope=scope_of_principal(principal, user_id), now=utcnow(), embedder=embedder,
+                           llm=llm)
 
     def body_schema(tool: str) -> dict[str, Any]:
         return {"requestBody": {"required": True, "content": {"application/json": {
@@ -161,8 +178,9 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}.items() if v is not None}
         return run(request, "delete_all_memories", args)  # an empty value is refused by the tool, never ignored
 
-    # ?user_id= names whose memory: an admin key or a keyless server reads every user, and
-    # changes a memory only as its user (Scope.everyone() is read-only); a user's key names itself.
+    # ?user_id= names whose memory: an admin key reads every user and changes a memory only as
+    # its user (Scope.everyone() is read-only); a keyless server reads and writes its default user
+    # unless a request names another; a user's key names itself.
     @app.get("/v1/memories/{memory_id}", summary="One memory")
     def get_memory(request: Request, memory_id: str, user_id: str | None = None) -> Any:
         return run(request, "get_memory", {"memory_id": memory_id}, user_id)
@@ -207,7 +225,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         budget.check()
         principal = principal_of(request)
         _bind(principal, payload)
-        scope = _scope(principal, payload.get("user_id"))
+        scope = scope_of_principal(principal, payload.get("user_id"))
         if scope.user_id is None:
             raise InvalidInput("applying a dream needs a user_id: it works on one user's memories", field="user_id")
         scope = scope.replace(agent_id=payload.get("agent_id"), app_id=payload.get("app_id"))
@@ -246,6 +264,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         if name not in REGISTRY or name == "context_rewrite":
             raise NotFound(f"no tool {name!r}", field="name")
         return run(request, name, payload, user_id)
+
+    platform.mount(app, run, context)
 
     if mcp_manager is not None:
         async def mcp_asgi(scope: ASGIScope, receive: Receive, send: Send) -> None:
@@ -292,5 +312,7 @@ def _mentions_user(filters: Any, allowed: str) -> bool:
     return False
 
 
-def _scope(principal: Principal, user_id: str | None) -> Scope:
-    return scope_for(Scope.everyone(), principal.user_id or user_id)
+def _scope(principal: Principal, user_id: str | None, *, default_user: str) -> Scope:
+    """Whose memory a request reaches: a user's key its user; an admin key the named user or, reading,
+    every user; a keyless server the named user or its default user — never every user."""
+    return scope_for(Scope.everyone(), principal.user_id or user_id or (default_user if principal.keyless else None))

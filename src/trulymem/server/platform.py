@@ -1,0 +1,226 @@
+"""mem0's hosted-platform API, so ``mem0ai``'s ``MemoryClient`` and ``AsyncMemoryClient``
+work against ``trulymem serve`` by changing ``host=`` only.
+
+The routes, methods, trailing slashes and answer shapes are the ones the client's
+code uses (``mem0/client/main.py``, mem0ai 2.x); each maps onto a memory tool, so
+bodies are checked, keys bound and errors shaped as on every other route. What
+differs from the platform, on purpose:
+
+- ``add`` stores before it answers (no background queue): the answer is the
+  stored memories, ``{"results": [{"id", "memory", "event"}]}``. ``infer`` is on
+  unless turned off, as on the platform; without a chat model the text is stored
+  as given, with a ``note`` saying so.
+- Without a user in the request, a user's key reaches its user, a keyless server
+  its default user, an admin key every user (``users``) or refuses to write.
+- Options that only shape the platform's ranking or extraction (``rerank``,
+  ``keyword_search``, ``custom_categories`` …) are accepted and ignored; options
+  whose meaning trulymem cannot honour (``expiration_date``, ``timestamp``,
+  ``categories``, ``structured_data_schema`` …) answer one ``invalid_input``.
+- Exports, summaries, profiles, feedback, projects and webhooks answer 501
+  ``not_supported``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import Body, FastAPI, Request
+
+from trulymem.errors import InvalidInput, TrulyMemError
+from trulymem.filters import scope_of
+from trulymem.mem0 import ops
+from trulymem.memories import iter_memories
+from trulymem.server.errors import HTTPError
+from trulymem.tools import ToolContext
+
+RunTool = Callable[[Request, str, dict[str, Any], str | None], Any]
+MakeContext = Callable[[Request, str | None], ToolContext]
+
+ENTITY_KEYS = {"user": "user_id", "agent": "agent_id", "app": "app_id", "run": "run_id"}
+MAX_BATCH = 1000  # the platform's own limit per batch call
+# accepted and ignored: they tune the platform's extraction or ranking, not what is stored or found
+IGNORED = {"rerank", "keyword_search", "fields", "latest_only", "show_expired", "async_mode", "output_format",
+           "version", "enable_graph", "includes", "excludes", "custom_instructions", "agent_custom_instructions",
+           "custom_categories", "immutable", "org_id", "project_id", "metadata_filters"}
+UNSUPPORTED = {"expiration_date", "timestamp", "categories", "structured_data_schema", "reference_date",
+               "start_date", "end_date"}
+
+
+def _body(payload: Any, allowed: set[str]) -> dict[str, Any]:
+    """The fields a route uses; ignored options dropped; anything else one error naming it."""
+    if not isinstance(payload, dict):
+        raise InvalidInput("the body must be a JSON object", field="body")
+    out: dict[str, Any] = {}
+    for k, v in payload.items():
+        if k in allowed:
+            if v is not None:
+                out[k] = v
+        elif k in UNSUPPORTED and v is not None:
+            raise InvalidInput("is not supported by trulymem", field=k)
+        elif k not in IGNORED and k not in UNSUPPORTED:
+            raise InvalidInput("unknown field", field=k)
+    return out
+
+
+def _entity_args(body: dict[str, Any]) -> dict[str, Any]:
+    """``user_id`` … given at the top level or inside ``filters`` (the v3 client's way)."""
+    named = {k: v for k, v in scope_of(body.get("filters")).items() if k in ("user_id", "agent_id", "app_id")}
+    for key, value in named.items():
+        if body.get(key) not in (None, value):
+            raise InvalidInput(f"the body and the filters name different {key}s", field=f"filters.{key}")
+    return {**named, **{k: body[k] for k in ("user_id", "agent_id", "app_id") if k in body}}
+
+
+def _page_url(request: Request, page: int) -> str:
+    return str(request.url.include_query_params(page=page))
+
+
+def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
+    """Add the platform routes to ``app``: ``run`` runs a tool for a request, ``context``
+    gives a request's tool context (its key checked, its user bound)."""
+
+    def owner(request: Request, memory_id: str) -> str | None:
+        """The user to act as on one memory: an admin key names none, so the memory's own."""
+        ctx = context(request, None)
+        return ops.owner(ctx, memory_id).user_id if ctx.scope.user_id is None else None
+
+    @app.get("/v1/ping/", summary="mem0 platform: check the key")
+    def ping(request: Request) -> dict[str, Any]:
+        ctx = context(request, None)
+        return {"status": "ok", "message": "trulymem", "org_id": None, "project_id": None, "user_email": None,
+                "user_id": ctx.scope.user_id}
+
+    @app.post("/v3/memories/add/", summary="mem0 platform: add memories")
+    def add(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
+        body = _body(payload, {"messages", "user_id", "agent_id", "app_id", "run_id", "metadata", "infer", "filters"})
+        run_id = body.get("run_id") or scope_of(body.get("filters")).get("run_id")
+        args = {**_entity_args(body), "messages": body.get("messages"), "infer": body.get("infer", True),
+                **({"metadata": body["metadata"]} if "metadata" in body else {}),
+                **({"run_id": run_id} if run_id else {})}
+        return run(request, "add_memory", args, None)
+
+    @app.post("/v3/memories/", summary="mem0 platform: list memories (filters in the body, page in the query)")
+    def get_all(request: Request, payload: Any = Body(default_factory=dict), page: int = 1,  # noqa: B008
+                page_size: int = 100) -> Any:
+        body = _body(payload, {"filters", "user_id", "agent_id", "app_id"})
+        args = {**_entity_args(body), "page": page, "page_size": page_size,
+                **({"filters": body["filters"]} if "filters" in body else {})}
+        res = run(request, "get_memories", args, None)
+        return {"count": res["total"], "next": _page_url(request, page + 1) if res["has_more"] else None,
+                "previous": _page_url(request, page - 1) if page > 1 else None, "results": res["results"]}
+
+    @app.post("/v3/memories/search/", summary="mem0 platform: search memories")
+    def search(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
+        body = _body(payload, {"query", "filters", "top_k", "threshold", "user_id", "agent_id", "app_id", "metadata"})
+        if "metadata" in body:  # the client sends search metadata; a filter is how trulymem narrows by it
+            raise InvalidInput("filter on metadata keys with filters={'key': value}", field="metadata")
+        args: dict[str, Any] = {**_entity_args(body),
+                                **{k: body[k] for k in ("query", "filters", "top_k", "threshold") if k in body}}
+        return {"results": run(request, "search_memories", args, None)["results"]}
+
+    @app.get("/v1/memories/{memory_id}/", summary="mem0 platform: one memory")
+    def get(request: Request, memory_id: str) -> Any:
+        return run(request, "get_memory", {"memory_id": memory_id}, None)
+
+    @app.put("/v1/memories/{memory_id}/", summary="mem0 platform: update a memory's text and/or metadata")
+    def update(request: Request, memory_id: str, payload: Any = Body(...)) -> Any:  # noqa: B008
+        body = _body(payload, {"text", "metadata"})
+        user = owner(request, memory_id)
+        res = run(request, "update_memory", {**body, "memory_id": memory_id}, user)
+        current: dict[str, Any] = run(request, "get_memory", {"memory_id": res["id"]}, user)
+        return {**current, "message": res["message"]}
+
+    @app.delete("/v1/memories/{memory_id}/", summary="mem0 platform: forget a memory (kept in history)")
+    def delete(request: Request, memory_id: str, delete_linked: bool = False) -> Any:
+        # older versions of a memory are superseded already: only the current one is ever found
+        res = run(request, "delete_memory", {"memory_id": memory_id}, owner(request, memory_id))
+        return {"message": res["message"]}
+
+    @app.get("/v1/memories/{memory_id}/history/", summary="mem0 platform: a memory's versions")
+    def history(request: Request, memory_id: str) -> Any:
+        return run(request, "memory_history", {"memory_id": memory_id}, owner(request, memory_id))["results"]
+
+    @app.delete("/v1/memories/", summary="mem0 platform: forget every memory of an entity")
+    def delete_all(request: Request, user_id: str | None = None, agent_id: str | None = None,
+                   app_id: str | None = None, run_id: str | None = None) -> Any:
+        args: dict[str, Any] = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}.items()
+                                if v is not None}
+        if run_id is not None:
+            args["filters"] = {"run_id": run_id}
+        res = run(request, "delete_all_memories", args, None)
+        return {"message": res["message"]}
+
+    @app.get("/v1/entities/", summary="mem0 platform: the users, agents, apps and runs with memories")
+    def entities(request: Request) -> Any:
+        ctx = context(request, None)
+        counts: Counter[tuple[str, str]] = Counter()
+        with ctx.store.transaction(write=False):
+            for m in iter_memories(ctx.store, ctx.scope, page_size=500):
+                for kind, key in ENTITY_KEYS.items():
+                    if getattr(m, key):
+                        counts[(kind, getattr(m, key))] += 1
+        results = [{"id": name, "name": name, "type": kind, "total_memories": n}
+                   for (kind, name), n in sorted(counts.items())]
+        return {"count": len(results), "next": None, "previous": None, "results": results}
+
+    @app.delete("/v2/entities/{kind}/{name}/", summary="mem0 platform: forget an entity's memories")
+    def delete_entity(request: Request, kind: str, name: str) -> Any:
+        if kind not in ENTITY_KEYS:
+            raise InvalidInput(f"must be one of {', '.join(ENTITY_KEYS)}", field="type")
+        if kind == "user":
+            run(request, "delete_all_memories", {"user_id": name}, None)
+            return {"message": "Entity deleted successfully."}
+        ctx = context(request, None)  # an agent, app or run, in each user this request reaches
+        with ctx.store.transaction():
+            users = sorted({m.user_id for m in iter_memories(ctx.store, ctx.scope, page_size=500)
+                            if getattr(m, ENTITY_KEYS[kind]) == name})
+            for user in users:
+                run(request, "delete_all_memories", {"user_id": user, "filters": {ENTITY_KEYS[kind]: name}}, None)
+        return {"message": "Entity deleted successfully."}
+
+    def batch(request: Request, payload: Any, change: Callable[[str, dict[str, Any]], None]) -> int:
+        """Every item or none: one transaction, the first bad item rolls all back."""
+        memories = payload.get("memories") if isinstance(payload, dict) else None
+        if not isinstance(memories, list) or not 0 < len(memories) <= MAX_BATCH:
+            raise InvalidInput(f"must be a list of 1-{MAX_BATCH} memories", field="memories")
+        ctx = context(request, None)
+        with ctx.store.transaction():
+            for i, item in enumerate(memories):
+                if not isinstance(item, dict) or not isinstance(item.get("memory_id"), str):
+                    raise InvalidInput("must be an object with a 'memory_id' string", field=f"memories.{i}")
+                try:
+                    change(item["memory_id"], item)
+                except (HTTPError, TrulyMemError) as exc:  # name the item the error is about
+                    exc.field = f"memories.{i}.{exc.field or 'memory_id'}"
+                    raise
+        return len(memories)
+
+    @app.put("/v1/batch/", summary="mem0 platform: update many memories, all or none")
+    def batch_update(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
+        def change(memory_id: str, item: dict[str, Any]) -> None:
+            body = _body({k: v for k, v in item.items() if k != "memory_id"}, {"text", "metadata"})
+            run(request, "update_memory", {**body, "memory_id": memory_id}, owner(request, memory_id))
+
+        return {"message": f"Successfully updated {batch(request, payload, change)} memories"}
+
+    @app.delete("/v1/batch/", summary="mem0 platform: forget many memories, all or none")
+    def batch_delete(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
+        def change(memory_id: str, item: dict[str, Any]) -> None:
+            run(request, "delete_memory", {"memory_id": memory_id}, owner(request, memory_id))
+
+        return {"message": f"Successfully deleted {batch(request, payload, change)} memories"}
+
+    def not_supported(request: Request) -> Any:
+        context(request, None)  # an unauthorised caller learns nothing, not even what is unsupported
+        raise HTTPError(501, "not_supported", f"{request.method} {request.url.path} is a mem0 platform feature "
+                        "trulymem does not provide (exports, summaries, profiles, feedback, projects, webhooks)")
+
+    for path, methods in (("/v1/exports/", ["POST"]), ("/v1/exports/get/", ["POST"]), ("/v1/summary/", ["POST"]),
+                          ("/v1/feedback/", ["POST"]), ("/v2/entities/user/{entity_id}/profile/", ["GET"]),
+                          ("/v2/profiles/jobs/", ["POST"]), ("/v2/profiles/jobs/{job_id}/", ["GET"]),
+                          ("/v2/profiles/settings/", ["GET", "POST"]),
+                          ("/api/v1/{rest:path}", ["GET", "POST", "PUT", "PATCH", "DELETE"])):
+        app.add_api_route(path, not_supported, methods=methods, include_in_schema=False,
+                          name=f"platform_unsupported_{path}")
