@@ -125,7 +125,6 @@ def test_update_keeps_the_id_and_history_behind_it(m: Memory) -> None:
     assert m.get(mid)["memory"] == "I live in Faro"  # type: ignore[index]
     assert [x["id"] for x in m.get_all(filters={"user_id": "ann"})["results"]] == [mid]
     assert m.search("Faro", filters={"user_id": "ann"})["results"][0]["id"] == mid
-    assert m.get(uuid.UUID(mid).hex)["id"] == mid  # type: ignore[index]  # the stored form works too
     history = m.history(mid)
     assert [(h["event"], h["old_memory"], h["new_memory"]) for h in history] == [
         ("ADD", None, "I live in Lisbon"), ("UPDATE", "I live in Lisbon", "I live in Porto"),
@@ -141,6 +140,18 @@ def test_update_keeps_the_id_and_history_behind_it(m: Memory) -> None:
     assert last["event"] == "DELETE" and last["is_deleted"] is True and last["new_memory"] is None
     with pytest.raises(NotFound):
         m.update(mid, text="I live in Braga")
+
+
+def test_older_hex_ids_show_as_uuids(m: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    for where in ("trulymem.model.new_id", "trulymem.tools.commit.new_id"):  # ids as rows written before UUIDs
+        monkeypatch.setattr(where, lambda: uuid.uuid4().hex)
+    mid = m.add("I like tea", user_id="di", infer=False)["results"][0]["id"]
+    monkeypatch.undo()
+    assert _is_uuid(mid) and m.get(mid)["id"] == mid  # type: ignore[index]
+    assert m.get(uuid.UUID(mid).hex)["id"] == mid  # type: ignore[index]  # the stored form works too
+    m.update(mid, text="I like coffee")
+    assert m.get(mid)["memory"] == "I like coffee"  # type: ignore[index]
+    assert {h["memory_id"] for h in m.history(uuid.UUID(mid).hex)} == {mid}
 
 
 def test_tools_use_the_same_public_ids(m: Memory) -> None:

@@ -29,11 +29,16 @@ def utcnow() -> datetime:
 
 
 def new_id() -> str:
-    """32 hex characters: 48 bits of milliseconds then 80 random bits.
+    """A UUIDv7 (RFC 9562): 48 bits of milliseconds, the version, 74 random bits.
 
-    Time-ordered ids keep the id indexes append-mostly (like ULID/UUIDv7), and
-    are as unique as a uuid4 for any practical purpose."""
-    return f"{time.time_ns() // 1_000_000:012x}{os.urandom(10).hex()}"
+    Time-ordered ids keep the id indexes append-mostly, and they are UUIDs as mem0's
+    ids are. Rows written before this are 32 hex digits; ``mem0.ids`` shows those
+    in UUID form."""
+    value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
+    value = value & ~(0xF << 76) | 0x7 << 76  # version 7
+    value = value & ~(0x3 << 62) | 0x2 << 62  # RFC 4122 variant
+    h = f"{value:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def as_utc(value: datetime) -> datetime:

@@ -8,8 +8,8 @@ fact it superseded in the same write (invalidated at the moment the successor
 was created): a dream's merge (several predecessors) starts a new memory, and a
 conflict's winner (older than the loser's invalidation) keeps its own id.
 
-trulymem's ids are 32 hex digits (time-ordered); mem0's are UUIDs, so they are
-shown with the dashes of a UUID and accepted in either form.
+trulymem's ids are UUIDs (v7, time-ordered), as mem0's are. Rows written before
+were 32 hex digits: those are shown in UUID form and accepted in either form.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Versioned(Protocol):
 
 
 def public_id(fact_id: str) -> str:
-    """The UUID form of a trulymem id (an id of another form, e.g. imported, as it is)."""
+    """A stored id as mem0 shows it: a UUID (an older 32-hex id in UUID form)."""
     if len(fact_id) != 32:
         return fact_id
     try:
@@ -46,15 +46,16 @@ def public_id(fact_id: str) -> str:
         return fact_id
 
 
-def internal_id(memory_id: Any) -> str:
-    """The stored id behind a public one (UUID form or the plain 32 hex digits)."""
+def stored_ids(memory_id: Any) -> list[str]:
+    """The stored ids a public one may name: itself and, for a UUID, its 32-hex form
+    (the ids of rows written before ids were UUIDs)."""
     given: str = validate_as(Label, memory_id, "memory_id")
     if len(given) == 36 and given.count("-") == 4:
         try:
-            return uuid.UUID(given).hex
+            return [given, uuid.UUID(given).hex]
         except ValueError:
             pass
-    return given
+    return [given]
 
 
 def predecessors(store: Store, scope: Scope, versions: Sequence[Versioned]) -> dict[str, Fact]:

@@ -24,7 +24,7 @@ from trulymem import budget
 from trulymem.errors import InvalidInput, NotFound
 from trulymem.filters import check_filter, compile_filter, scope_of
 from trulymem.llm.base import LLM, json_reply
-from trulymem.mem0.ids import chain, first_versions, internal_id, public_id
+from trulymem.mem0.ids import chain, first_versions, public_id, stored_ids
 from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories
 from trulymem.model import MAX_TEXT, Fact, Scope, to_json
 from trulymem.recall import RecallQuery, recall
@@ -181,8 +181,7 @@ def add(ctx: ToolContext, messages: Any, *, metadata: dict[str, Any] | None = No
 
 def _fact(ctx: ToolContext, memory_id: str, scope: Scope, *, current: bool = True) -> Fact:
     """The memory's current version (``current``) or the version the id names."""
-    memory_id = internal_id(memory_id)
-    facts = ctx.store.facts(FactQuery(scope=scope, ids=[memory_id], validity="all"))
+    facts = ctx.store.facts(FactQuery(scope=scope, ids=stored_ids(memory_id), validity="all"))
     f = facts[0] if facts else None
     seen = 0
     while f is not None and current and f.invalid_at is not None and f.superseded_by and seen < 100:
@@ -343,10 +342,9 @@ def history(ctx: ToolContext, memory_id: str, base: Scope) -> list[dict[str, Any
     """The memory's versions, oldest first, as mem0's history rows: ADD, one UPDATE per new
     text, DELETE; each names the memory's public id, and ``created_at`` is the memory's
     creation while ``updated_at`` is the event's time (as mem0 records them)."""
-    fact_id = internal_id(memory_id)
     scope = base.user_wide()
     with ctx.store.transaction(write=False):
-        found = ctx.store.facts(FactQuery(scope=scope, ids=[fact_id], validity="all"))
+        found = ctx.store.facts(FactQuery(scope=scope, ids=stored_ids(memory_id), validity="all"))
         if not found or not is_memory(found[0]):
             raise NotFound(f"no memory {memory_id!r}", field="memory_id")
         versions = chain(ctx.store, scope, found[0])
