@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import Body, FastAPI, Request
+from fastapi import APIRouter, Body, FastAPI, Request
 
 from trulymem.errors import InvalidInput, TrulyMemError
 from trulymem.filters import scope_of
@@ -79,20 +79,23 @@ def _page_url(request: Request, page: int) -> str:
 
 def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
     """Add the platform routes to ``app``: ``run`` runs a tool for a request, ``context``
-    gives a request's tool context (its key checked, its user bound)."""
+    gives a request's tool context (its key checked, its user bound). Left out of ``/docs``,
+    which describes trulymem's own API: these are mem0's, for mem0's client (the README lists them)."""
+    router = APIRouter(include_in_schema=False)
 
     def owner(request: Request, memory_id: str) -> str | None:
         """The user to act as on one memory: an admin key names none, so the memory's own."""
         ctx = context(request, None)
         return ops.owner(ctx, memory_id).user_id if ctx.scope.user_id is None else None
 
-    @app.get("/v1/ping/", summary="mem0 platform: check the key")
+    @router.get("/v1/ping/", summary="mem0 platform: check the key")
     def ping(request: Request) -> dict[str, Any]:
         ctx = context(request, None)
-        return {"status": "ok", "message": "trulymem", "org_id": None, "project_id": None, "user_email": None,
-                "user_id": ctx.scope.user_id}
+        # the client's constructor needs an org and a project: one database is one of each
+        return {"status": "ok", "message": "trulymem", "org_id": "trulymem", "project_id": "trulymem",
+                "user_email": None, "user_id": ctx.scope.user_id}
 
-    @app.post("/v3/memories/add/", summary="mem0 platform: add memories")
+    @router.post("/v3/memories/add/", summary="mem0 platform: add memories")
     def add(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
         body = _body(payload, {"messages", "user_id", "agent_id", "app_id", "run_id", "metadata", "infer", "filters"})
         run_id = body.get("run_id") or scope_of(body.get("filters")).get("run_id")
@@ -101,7 +104,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
                 **({"run_id": run_id} if run_id else {})}
         return run(request, "add_memory", args, None)
 
-    @app.post("/v3/memories/", summary="mem0 platform: list memories (filters in the body, page in the query)")
+    @router.post("/v3/memories/", summary="mem0 platform: list memories (filters in the body, page in the query)")
     def get_all(request: Request, payload: Any = Body(default_factory=dict), page: int = 1,  # noqa: B008
                 page_size: int = 100) -> Any:
         body = _body(payload, {"filters", "user_id", "agent_id", "app_id"})
@@ -111,7 +114,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
         return {"count": res["total"], "next": _page_url(request, page + 1) if res["has_more"] else None,
                 "previous": _page_url(request, page - 1) if page > 1 else None, "results": res["results"]}
 
-    @app.post("/v3/memories/search/", summary="mem0 platform: search memories")
+    @router.post("/v3/memories/search/", summary="mem0 platform: search memories")
     def search(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
         body = _body(payload, {"query", "filters", "top_k", "threshold", "user_id", "agent_id", "app_id", "metadata"})
         if "metadata" in body:  # the client sends search metadata; a filter is how trulymem narrows by it
@@ -120,11 +123,11 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
                                 **{k: body[k] for k in ("query", "filters", "top_k", "threshold") if k in body}}
         return {"results": run(request, "search_memories", args, None)["results"]}
 
-    @app.get("/v1/memories/{memory_id}/", summary="mem0 platform: one memory")
+    @router.get("/v1/memories/{memory_id}/", summary="mem0 platform: one memory")
     def get(request: Request, memory_id: str) -> Any:
         return run(request, "get_memory", {"memory_id": memory_id}, None)
 
-    @app.put("/v1/memories/{memory_id}/", summary="mem0 platform: update a memory's text and/or metadata")
+    @router.put("/v1/memories/{memory_id}/", summary="mem0 platform: update a memory's text and/or metadata")
     def update(request: Request, memory_id: str, payload: Any = Body(...)) -> Any:  # noqa: B008
         body = _body(payload, {"text", "metadata"})
         user = owner(request, memory_id)
@@ -132,17 +135,17 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
         current: dict[str, Any] = run(request, "get_memory", {"memory_id": res["id"]}, user)
         return {**current, "message": res["message"]}
 
-    @app.delete("/v1/memories/{memory_id}/", summary="mem0 platform: forget a memory (kept in history)")
+    @router.delete("/v1/memories/{memory_id}/", summary="mem0 platform: forget a memory (kept in history)")
     def delete(request: Request, memory_id: str, delete_linked: bool = False) -> Any:
         # older versions of a memory are superseded already: only the current one is ever found
         res = run(request, "delete_memory", {"memory_id": memory_id}, owner(request, memory_id))
         return {"message": res["message"]}
 
-    @app.get("/v1/memories/{memory_id}/history/", summary="mem0 platform: a memory's versions")
+    @router.get("/v1/memories/{memory_id}/history/", summary="mem0 platform: a memory's versions")
     def history(request: Request, memory_id: str) -> Any:
         return run(request, "memory_history", {"memory_id": memory_id}, owner(request, memory_id))["results"]
 
-    @app.delete("/v1/memories/", summary="mem0 platform: forget every memory of an entity")
+    @router.delete("/v1/memories/", summary="mem0 platform: forget every memory of an entity")
     def delete_all(request: Request, user_id: str | None = None, agent_id: str | None = None,
                    app_id: str | None = None, run_id: str | None = None) -> Any:
         args: dict[str, Any] = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}.items()
@@ -152,7 +155,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
         res = run(request, "delete_all_memories", args, None)
         return {"message": res["message"]}
 
-    @app.get("/v1/entities/", summary="mem0 platform: the users, agents, apps and runs with memories")
+    @router.get("/v1/entities/", summary="mem0 platform: the users, agents, apps and runs with memories")
     def entities(request: Request) -> Any:
         ctx = context(request, None)
         counts: Counter[tuple[str, str]] = Counter()
@@ -165,7 +168,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
                    for (kind, name), n in sorted(counts.items())]
         return {"count": len(results), "next": None, "previous": None, "results": results}
 
-    @app.delete("/v2/entities/{kind}/{name}/", summary="mem0 platform: forget an entity's memories")
+    @router.delete("/v2/entities/{kind}/{name}/", summary="mem0 platform: forget an entity's memories")
     def delete_entity(request: Request, kind: str, name: str) -> Any:
         if kind not in ENTITY_KEYS:
             raise InvalidInput(f"must be one of {', '.join(ENTITY_KEYS)}", field="type")
@@ -197,7 +200,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
                     raise
         return len(memories)
 
-    @app.put("/v1/batch/", summary="mem0 platform: update many memories, all or none")
+    @router.put("/v1/batch/", summary="mem0 platform: update many memories, all or none")
     def batch_update(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
         def change(memory_id: str, item: dict[str, Any]) -> None:
             body = _body({k: v for k, v in item.items() if k != "memory_id"}, {"text", "metadata"})
@@ -205,7 +208,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
 
         return {"message": f"Successfully updated {batch(request, payload, change)} memories"}
 
-    @app.delete("/v1/batch/", summary="mem0 platform: forget many memories, all or none")
+    @router.delete("/v1/batch/", summary="mem0 platform: forget many memories, all or none")
     def batch_delete(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
         def change(memory_id: str, item: dict[str, Any]) -> None:
             run(request, "delete_memory", {"memory_id": memory_id}, owner(request, memory_id))
@@ -222,5 +225,5 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
                           ("/v2/profiles/jobs/", ["POST"]), ("/v2/profiles/jobs/{job_id}/", ["GET"]),
                           ("/v2/profiles/settings/", ["GET", "POST"]),
                           ("/api/v1/{rest:path}", ["GET", "POST", "PUT", "PATCH", "DELETE"])):
-        app.add_api_route(path, not_supported, methods=methods, include_in_schema=False,
-                          name=f"platform_unsupported_{path}")
+        router.add_api_route(path, not_supported, methods=methods, name=f"platform_unsupported_{path}")
+    app.include_router(router)
