@@ -35,8 +35,8 @@ from trulymem.tools.commit import TripletIn, commit_triplets
 from trulymem.tools.fields import MAX_LABEL, MAX_TRIPLETS, Label, Metadata, Query, Text
 
 OWNER = "user"
-ASSISTANT_ROLES = {"assistant": "assistant"}  # the subject of what an assistant said: not the user
-ROLE_KEYS = ("role", "actor_id")  # mem0's per-message keys, kept in the fact's metadata
+_SUBJECTS = {"user": OWNER, "assistant": "assistant"}  # who a message's text is about: not the user, for an assistant
+ROLE_KEYS = ("role", "actor_id")  # mem0's per-message keys, shown at an item's top level
 _HISTORY_IDS = uuid.UUID("9b7c1e0a-4f6d-4c1b-8a3e-5d2f7a6b0c91")  # history event ids: uuid5 of fact id + event
 MAX_PAGE = 1000
 _RESERVED_META = {"type", "pinned", "confidence"}
@@ -45,12 +45,25 @@ EXTRACT_PROMPT = ("Extract the facts worth remembering about the user from this 
                   "nothing else; [] when there is nothing.\n\n{conversation}")
 
 
+def _said_by(message: dict[str, str]) -> dict[str, str]:
+    """What a memory's metadata keeps of who said it: the subject says user or assistant,
+    so only another role and a ``name`` (mem0's ``actor_id``) are written down."""
+    out = {} if message["role"] in _SUBJECTS else {"role": message["role"]}
+    return {**out, **({"actor_id": message["name"]} if "name" in message else {})}
+
+
+def _role(relation: str, subject: str | None) -> str | None:
+    return subject if relation == MEMORY_RELATION and subject in _SUBJECTS.values() else None
+
+
 def item_dict(m: MemoryItem, score: float | None = None, pid: str | None = None) -> dict[str, Any]:
-    """A memory as mem0 shows it: its public id, ``role``/``actor_id`` promoted from the metadata."""
+    """A memory as mem0 shows it: its public id, and ``role``/``actor_id`` at the top level
+    (a free-text memory's role is its subject, user or assistant, unless another is noted)."""
     out = m.model_dump(mode="json")
     meta = dict(out["metadata"])
     for key in ROLE_KEYS:
         out[key] = meta.pop(key, None)
+    out["role"] = out["role"] or _role(m.relation, m.subject)
     out.update(id=pid or public_id(m.id), metadata=meta)
     if score is not None:
         out["score"] = round(score, 4)
@@ -159,10 +172,9 @@ def add(ctx: ToolContext, messages: Any, *, metadata: dict[str, Any] | None = No
         said: list[dict[str, str]] = [{} for _ in triplets]
     else:
         said = [m for m in msgs if m["role"] != "system"]
-        triplets = [TripletIn(subject=ASSISTANT_ROLES.get(m["role"], OWNER), relation=MEMORY_RELATION,
+        triplets = [TripletIn(subject=_SUBJECTS.get(m["role"], OWNER), relation=MEMORY_RELATION,
                               object=m["content"].strip(), **{**fields, "metadata": {
-                                  **fields["metadata"], "role": m["role"],
-                                  **({"actor_id": m["name"]} if "name" in m else {})}})
+                                  **fields["metadata"], **_said_by(m)}})
                     for m in said]
     if not triplets:
         return {"results": []}
@@ -354,7 +366,8 @@ def history(ctx: ToolContext, memory_id: str, base: Scope) -> list[dict[str, Any
     def event(f: Fact, kind: str, old: str | None, new: str | None, at: str) -> dict[str, Any]:
         return {"id": str(uuid.uuid5(_HISTORY_IDS, f"{f.id}:{kind}")), "memory_id": pid, "old_memory": old,
                 "new_memory": new, "event": kind, "created_at": born, "updated_at": at,
-                "is_deleted": kind == "DELETE", "actor_id": f.metadata.get("actor_id"), "role": f.metadata.get("role")}
+                "is_deleted": kind == "DELETE", "actor_id": f.metadata.get("actor_id"),
+                "role": f.metadata.get("role") or _role(f.relation, f.subject)}
 
     events = [event(f, "UPDATE" if i else "ADD", versions[i - 1].object if i else None, f.object,
                     f.created_at.isoformat()) for i, f in enumerate(versions)]
