@@ -268,3 +268,21 @@ def test_bad_reindex_input_changes_nothing(db_path: Path) -> None:
     assert vectors_by_model(db_path) == before
     with SQLiteStore(db_path) as store:
         assert store.settings("reindex.") == {}
+
+
+def test_migration_keeps_the_vectors_of_an_older_database(db_path: Path) -> None:
+    nodes = populate(db_path, n=10)
+    with closing(sqlite3.connect(db_path)) as conn, conn:  # back to schema 5: one vector per node, no model
+        conn.executescript("""
+            CREATE TABLE old_vectors(node_rid INTEGER PRIMARY KEY REFERENCES nodes(rid) ON DELETE CASCADE,
+                                     user_id TEXT NOT NULL, vec BLOB NOT NULL);
+            INSERT INTO old_vectors SELECT node_rid, user_id, vec FROM node_vectors;
+            DROP TABLE node_vectors;
+            ALTER TABLE old_vectors RENAME TO node_vectors;
+            CREATE INDEX node_vectors_user ON node_vectors(user_id);
+            DELETE FROM schema_migrations WHERE version = 6;
+        """)
+    with TrulyMem(db_path, user_id="default", embedder="hashing") as mem:
+        assert mem.store.count_nodes_without_vectors() == 0
+        assert any("vector" in n.why[0] for n in mem.recall("runners", depth=0).nodes)
+    assert vectors_by_model(db_path) == {HASHING: nodes}

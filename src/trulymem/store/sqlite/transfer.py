@@ -4,7 +4,7 @@ rows skipped) and restoring journaled rows as they were."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from trulymem.errors import Conflict, InvalidInput
@@ -70,11 +70,14 @@ class TransferMixin(NodeMixin):
             row = to_json(row_to_fact(r), exclude=_NAMES)
             yield {"record": "fact", **row}
 
-    def import_rows(self, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    def import_rows(self, rows: Sequence[dict[str, Any]],
+                    progress: Callable[[int], None] | None = None) -> dict[str, int]:
         counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
         links: list[tuple[str, str]] = []  # superseded_by may point at a fact later in the file
-        for row in rows:
+        for i, row in enumerate(rows, 1):
             self._import_row(row, counts, links)
+            if progress is not None and i % 1000 == 0:
+                progress(i)
         self._many("UPDATE facts SET superseded_by = ? WHERE id = ?", links)
         return counts
 
