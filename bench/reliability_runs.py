@@ -10,6 +10,7 @@ import math
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -75,6 +76,7 @@ def fuzz(args: argparse.Namespace) -> dict[str, Any]:
         cpu0, t0 = _cpu(), time.perf_counter()
         tally = run(math.ceil(calls / tools * spare), strict=False)
         wall = time.perf_counter() - t0
+        print(f"fuzz {name}: {tally.summary()} ({wall:.0f} s)", file=sys.stderr, flush=True)  # minutes each
         out[name] = {"calls": sum(tally.calls.values()), "outcomes": dict(tally.outcomes.most_common()),
                      "untyped_errors": tally.untyped, "5xx": tally.server_errors,
                      "partial_writes": tally.partial_writes, "not_sendable": tally.skipped,
@@ -121,4 +123,4 @@ def show_fuzz(r: dict[str, Any]) -> None:
               f"partial writes {f['partial_writes']}; not sendable by the client {f['not_sendable']}; "
               f"{f['calls_per_s']} calls/s, {f['wall_s']} s wall, CPU {f['cpu_s']} s")
         for p in f["problems"][:5]:
-            print(f"    {p[:300]}")
+            print(f"    {p[:300] if not p.startswith('server log') else p}")

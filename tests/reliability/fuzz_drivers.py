@@ -189,17 +189,17 @@ class Http:
         who, route = scope.split()
         token = self.db.alice if who == "alice" else self.db.admin
         params = {"user_id": "alice"} if who == "admin?alice" else {}
-        request = rest_request(name, args) if route == "rest" else None
-        if request is None:
-            method, path, query, body = "POST", f"/v1/tools/{name}", {}, args
-        else:
-            method, path, query, body = request
         headers = {"Authorization": f"Bearer {token}", "content-type": "application/json"}
         try:
+            request = rest_request(name, args) if route == "rest" else None
+            if request is None:
+                method, path, query, body = "POST", f"/v1/tools/{name}", {}, args
+            else:
+                method, path, query, body = request
             r = self.client.request(method, path, params={**query, **params}, headers=headers,
                                     content=None if body is None else to_json(body))
         except (httpx.InvalidURL, UnicodeEncodeError):
-            return None  # the client refuses to build the URL (over 64 KB, a lone surrogate): nothing sent
+            return None  # no URL can carry it (over 64 KB for httpx, a lone surrogate): nothing sent
         except httpx.TransportError as exc:
             return Outcome(ok=False, untyped=f"no answer: {type(exc).__name__}: {exc}"[:300])
         return answer(r.status_code, r.text)
@@ -219,6 +219,9 @@ def fuzz_http(examples: int, *, strict: bool = True, tmp: Path | None = None) ->
         for name in SERVED_TOOLS:
             fuzz_tool(name, REGISTRY[name].parameters(), http.call, db.snapshot, db.memory_id, tally,
                       examples=examples, scopes=Http.SCOPES, strict=strict)
+        if tally.server_errors:  # what the server logged about them (its tracebacks name no client)
+            server.log.seek(0)
+            tally.problems.append("server log: " + server.log.read()[-3000:])
     return tally
 
 

@@ -239,6 +239,8 @@ class Tally:
     problems: list[str] = field(default_factory=list)
 
     def problem(self, what: str, name: str, args: Any, strict: bool) -> None:
+        """Record (or, ``strict``, raise) a violation; ``args`` as drawn, with the big values
+        still tokens, so the report stays printable."""
         text = f"{name}: {what}; args {repr(args)[:300]}"
         if strict:
             raise AssertionError(text)
@@ -269,7 +271,7 @@ def fuzz_tool(name: str, schema: dict[str, Any], call: Caller, snapshot: Callabl
     def run(args: Any, scope: str) -> None:
         if before_each is not None:
             before_each()
-        args = realise(args, memory_id())
+        drawn, args = args, realise(args, memory_id())
         before = snapshot()
         out = call(name, args, scope)
         if out is None:
@@ -282,12 +284,12 @@ def fuzz_tool(name: str, schema: dict[str, Any], call: Caller, snapshot: Callabl
         tally.outcomes[str(out.status or out.type)] += 1
         if out.status is not None and out.status >= 500:
             tally.server_errors += 1
-            tally.problem(f"answered {out.status}: {out.message[:200]}", name, args, strict)
+            tally.problem(f"answered {out.status}: {out.message[:200]}", name, (scope, drawn), strict)
         if out.untyped is not None:
             tally.untyped += 1
-            tally.problem(f"untyped error: {out.untyped[:300]}", name, args, strict)
+            tally.problem(f"untyped error: {out.untyped[:300]}", name, (scope, drawn), strict)
         if snapshot() != before:
             tally.partial_writes += 1
-            tally.problem(f"failed ({out.type}: {out.message[:100]}) but changed the store", name, args, strict)
+            tally.problem(f"failed ({out.type}: {out.message[:100]}) but changed the store", name, (scope, drawn), strict)
 
     run()
