@@ -164,8 +164,8 @@ class Settings:
             return env.get(f"TRULYMEM_{name.upper()}") or file.get(name) or None
 
         db_value = pick(db, "db") or str(default_db_path())
-        if db_value != ":memory:":
-            db_value = str(Path(db_value).expanduser())
+        if db_value != ":memory:" and not db_value.startswith(("postgresql://", "postgres://")):
+            db_value = str(Path(db_value).expanduser())  # a server URL is not a path
         return cls(
             db=db_value,
             user=check_identifier(pick(user, "user") or DEFAULT_USER, "user_id", required=True),  # type: ignore[arg-type]

@@ -85,9 +85,9 @@ class TrulyMem:
         if isinstance(store, Store):
             self.store = store
         else:
-            from trulymem.store.sqlite import SQLiteStore
+            from trulymem.store import open_store
 
-            self.store = SQLiteStore(store)
+            self.store = open_store(store)
         self.clock = clock
         try:
             self.embedder = self._embedder(embedder)

@@ -1,0 +1,197 @@
+"""The connections every part of the PostgreSQL store shares: a psycopg pool, the
+transaction of the calling thread, the query helpers, per-user write locks, and the
+small ``users`` and ``settings`` tables.
+
+A write transaction takes a transaction-scoped advisory lock per user the first time it
+touches that user (before reading what it will change), so writes of one user are
+serialised as SQLite's ``BEGIN IMMEDIATE`` serialises them, while different users write
+in parallel. Unique constraints (one node per folded name, one valid fact per triple, one
+task chain) hold whatever a caller does. Read transactions see one snapshot.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from trulymem.errors import Conflict, StoreError
+from trulymem.store.base import Store
+
+if TYPE_CHECKING:
+    import psycopg
+    import psycopg_pool
+
+EXTRA = 'the PostgreSQL backend needs its extra: pip install "trulymem[postgres]"'
+
+
+def _modules() -> tuple[Any, Any]:
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise StoreError(f"{EXTRA} ({exc.name} is missing)") from exc
+    return psycopg, psycopg_pool
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    head, sep, tail = url.partition("@")
+    if not sep or ":" not in head.split("//", 1)[-1]:
+        return url
+    scheme, _, cred = head.partition("//")
+    return f"{scheme}//{cred.split(':', 1)[0]}:***@{tail}"
+
+
+class _Tx(threading.local):
+    conn: psycopg.Connection[Any] | None = None
+    depth = 0
+    write = False
+    locked: set[str]
+    dirty: set[tuple[str, str]]  # (user_id, node id) to (re)embed, see dirty_nodes
+
+    def __init__(self) -> None:
+        self.locked = set()
+        self.dirty = set()
+
+
+class PostgresBase(Store):
+    """A pool of connections to one database (migrated on open) and the helpers the
+    store's parts build on; ``PostgresStore`` composes the parts."""
+
+    def __init__(self, url: str, *, pool_size: int = 8, timeout_s: float = 30.0) -> None:
+        from trulymem.store.postgres.schema import migrate
+
+        psycopg, psycopg_pool = _modules()
+        self.url = url
+        self._errors = psycopg.errors
+        self._psycopg = psycopg
+        self._pool: psycopg_pool.ConnectionPool[Any] = psycopg_pool.ConnectionPool(
+            url, min_size=1, max_size=pool_size, timeout=timeout_s, open=False,
+            kwargs={"autocommit": True, "options": "-c TimeZone=UTC -c lock_timeout=60000"},
+        )
+        try:
+            self._pool.open(wait=True, timeout=timeout_s)
+            with self._pool.connection() as conn:
+                migrate(conn)
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+            self._pool.close()
+            raise StoreError(f"cannot open database {redact(url)}: {exc}") from exc
+        except BaseException:
+            self._pool.close()
+            raise
+        self._tx = _Tx()
+
+    @contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[None]:
+        tx = self._tx
+        if tx.depth:
+            tx.depth += 1
+            try:
+                yield
+            finally:
+                tx.depth -= 1
+            return
+        try:
+            conn = self._pool.getconn()
+            conn.execute("BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ")
+        except Exception as exc:
+            raise StoreError(f"cannot start a transaction: {exc}") from exc
+        tx.conn, tx.depth, tx.write = conn, 1, write
+        tx.locked.clear()
+        tx.dirty.clear()
+        try:
+            try:
+                yield
+            except BaseException:
+                self._end(conn, "ROLLBACK")
+                raise
+            try:
+                self._end(conn, "COMMIT")
+            except self._psycopg.Error as exc:
+                raise self._translate(exc, "commit failed: ") from exc
+        finally:
+            tx.conn, tx.depth, tx.write = None, 0, False
+            tx.locked.clear()
+            tx.dirty.clear()
+            self._pool.putconn(conn)
+
+    def _end(self, conn: psycopg.Connection[Any], verb: str) -> None:
+        if conn.closed:
+            return
+        if verb == "ROLLBACK":
+            try:
+                conn.execute("ROLLBACK")
+            except self._psycopg.Error:
+                pass  # the connection is broken; the pool discards it
+        else:
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def _translate(self, exc: Exception, prefix: str = "") -> Exception:
+        if isinstance(exc, self._psycopg.IntegrityError):
+            return Conflict(f"{prefix}database constraint failed: {str(exc).splitlines()[0]}")
+        return StoreError(f"{prefix}{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+
+    @contextmanager
+    def _cursor(self) -> Iterator[psycopg.Cursor[Any]]:
+        conn = self._tx.conn
+        try:
+            if conn is not None:
+                with conn.cursor() as cur:
+                    yield cur
+            else:
+                with self._pool.connection() as own, own.cursor() as cur:
+                    yield cur
+        except self._psycopg.Error as exc:
+            raise self._translate(exc) from exc
+
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._cursor() as cur:
+            cur.execute(sql.encode(), params)  # bytes: our SQL has no client-side formatting
+            return cur.fetchall() if cur.description is not None else []
+
+    def _n(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run a write; returns how many rows it touched."""
+        with self._cursor() as cur:
+            cur.execute(sql.encode(), params)
+            return int(cur.rowcount)
+
+    def _many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if not rows:
+            return
+        with self._cursor() as cur:
+            cur.executemany(sql.encode(), rows)
+
+    def _lock_users(self, user_ids: Sequence[str | None]) -> None:
+        """Serialise this write transaction with every other one writing these users."""
+        tx = self._tx
+        if not tx.write or tx.conn is None:
+            return
+        todo = sorted({u for u in user_ids if u is not None} - tx.locked)
+        for user in todo:
+            self._q("SELECT pg_advisory_xact_lock(hashtextextended(%s, 7362))", (user,))
+            tx.locked.add(user)
+
+    def ensure_user(self, user_id: str, now: datetime) -> None:
+        self._lock_users([user_id])
+        self._q("INSERT INTO users(user_id, created_at) VALUES (%s, %s) ON CONFLICT DO NOTHING", (user_id, now))
+
+    def user_exists(self, user_id: str) -> bool:
+        return bool(self._q("SELECT 1 FROM users WHERE user_id = %s", (user_id,)))
+
+    def settings(self, prefix: str) -> dict[str, str]:
+        rows = self._q("SELECT key, value FROM settings WHERE starts_with(key, %s) ORDER BY key", (prefix,))
+        return {str(k): str(v) for k, v in rows}
+
+    def put_setting(self, key: str, value: str | None) -> None:
+        with self.transaction():
+            if value is None:
+                self._q("DELETE FROM settings WHERE key = %s", (key,))
+            else:
+                self._q("INSERT INTO settings(key, value) VALUES (%s, %s) "
+                        "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))

@@ -1,0 +1,191 @@
+"""Facts in the PostgreSQL store: the query filter, listing and counting, and writes
+(insert with their text vectors, reinforce, invalidate, delete)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from trulymem.errors import Conflict, InvalidInput
+from trulymem.model import Fact
+from trulymem.store.base import FactQuery
+from trulymem.store.postgres.connection import PostgresBase
+from trulymem.store.postgres.rows import (
+    FACT_COLS,
+    FACT_FROM,
+    chunks,
+    dump_json,
+    fact_tsv,
+    like,
+    row_to_fact,
+    scope_sql,
+    when_sql,
+)
+from trulymem.text import relation_key
+
+_COLUMNS = (
+    ("id", "text"), ("user_id", "text"), ("agent_id", "text"), ("app_id", "text"), ("session_id", "text"),
+    ("subject_id", "text"), ("relation", "text"), ("relation_key", "text"), ("object_id", "text"), ("kind", "text"),
+    ("confidence", "float8"), ("speculation", "bool"), ("pinned", "bool"), ("type", "text"), ("source", "text"),
+    ("metadata", "text"), ("turn_id", "text"), ("message_ids", "text"), ("mention_count", "int"),
+    ("created_at", "timestamptz"), ("updated_at", "timestamptz"), ("valid_at", "timestamptz"),
+    ("invalid_at", "timestamptz"), ("superseded_by", "text"), ("tsv", "tsvector"),
+)
+# One statement per batch: every column as an array, rows kept in their order (storage order).
+_INSERT = (
+    f"INSERT INTO facts({', '.join(c for c, _ in _COLUMNS)}) "
+    f"SELECT {', '.join(f'x.c{i}' for i in range(len(_COLUMNS)))} FROM unnest("
+    f"{', '.join(f'%s::{t}[]' for _, t in _COLUMNS)}) WITH ORDINALITY "
+    f"AS x({', '.join(f'c{i}' for i in range(len(_COLUMNS)))}, o) ORDER BY x.o"
+)
+
+
+_NODE_KEYS = "SELECT user_id, id FROM nodes WHERE id = ANY(%s)"
+
+
+class FactMixin(PostgresBase):
+    """Facts: ``facts``, ``count_facts``, ``list_facts``, ``active_facts_for`` and the writes."""
+
+    def _fact_where(self, q: FactQuery) -> tuple[str, list[Any]] | None:
+        where, params = scope_sql(q.scope, "f")
+        self._lock_users([q.scope.user_id])
+        clauses = [where]
+        for col, values in (
+            ("f.id", q.ids),
+            ("f.session_id", q.session_ids),
+            ("f.relation_key", q.relation_keys),
+            ("f.kind", [str(k) for k in q.kinds] if q.kinds is not None else None),
+            ("f.type", q.types),
+            ("f.superseded_by", q.superseded_by),
+        ):
+            if values is not None:
+                if not values:
+                    return None
+                clauses.append(f"{col} = ANY(%s)")
+                params.append(list(values))
+        for col, ids in (("f.subject_id", q.subject_ids), ("f.object_id", q.object_ids)):
+            if ids is not None:
+                if not ids:
+                    return None
+                clauses.append(f"(f.user_id, {col}) IN ({_NODE_KEYS})")  # the node's user keeps it on an index
+                params.append(list(ids))
+        if q.node_ids is not None:
+            if not q.node_ids:
+                return None
+            clauses.append(f"((f.user_id, f.subject_id) IN ({_NODE_KEYS}) OR (f.user_id, f.object_id) IN ({_NODE_KEYS}))")
+            params += [list(q.node_ids), list(q.node_ids)]
+        if q.source is not None:
+            clauses.append("f.source = %s")
+            params.append(q.source)
+        for col, text in (("s.key", q.subject_contains), ("f.relation_key", q.relation_contains),
+                          ("o.key", q.object_contains)):
+            if text is not None:
+                clauses.append(f"{col} LIKE %s ESCAPE '\\'")
+                params.append(like(text))
+        wsql, wparams = when_sql(q.when)
+        clauses.append(wsql)
+        params.extend(wparams)
+        return " AND ".join(clauses), params
+
+    def facts(self, query: FactQuery) -> list[Fact]:
+        built = self._fact_where(query)
+        if built is None:
+            return []
+        where, params = built
+        order = "DESC" if query.newest_first else "ASC"
+        sql = f"SELECT {FACT_COLS} FROM {FACT_FROM} WHERE {where} ORDER BY f.created_at {order}, f.seq {order}"
+        if query.limit is not None:
+            sql += " LIMIT %s"
+            params.append(query.limit)
+        return [row_to_fact(r) for r in self._q(sql, params)]
+
+    def count_facts(self, query: FactQuery) -> int:
+        built = self._fact_where(query)
+        if built is None:
+            return 0
+        where, params = built
+        return int(self._q(f"SELECT count(*) FROM {FACT_FROM} WHERE {where}", params)[0][0])
+
+    def active_facts_for(self, triples: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], Fact]:
+        out: dict[tuple[str, str, str], Fact] = {}
+        unique = list(dict.fromkeys(triples))
+        for chunk in chunks(unique):
+            rows = self._q(
+                f"SELECT {FACT_COLS}, f.relation_key FROM unnest(%s::text[], %s::text[], %s::text[]) AS v(s, r, o) "
+                "JOIN nodes vs ON vs.id = v.s "
+                f"JOIN facts f ON f.user_id = vs.user_id AND f.subject_id = v.s AND f.relation_key = v.r "
+                "AND f.object_id = v.o AND f.invalid_at IS NULL "
+                "JOIN nodes s ON s.user_id = f.user_id AND s.id = f.subject_id "
+                "JOIN nodes o ON o.user_id = f.user_id AND o.id = f.object_id",
+                ([t[0] for t in chunk], [t[1] for t in chunk], [t[2] for t in chunk]))
+            for r in rows:
+                out[(r[5], r[25], r[7])] = row_to_fact(r)
+        return out
+
+    def insert_facts(self, facts: Sequence[Fact]) -> None:
+        if not facts:
+            return
+        self._lock_users([f.user_id for f in facts])
+        self._check_nodes(facts)
+        for chunk in chunks(facts, 5000):
+            cols: list[list[Any]] = [[] for _ in _COLUMNS]
+            for f in chunk:
+                row = (f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "", f.subject_id,
+                       f.relation, relation_key(f.relation), f.object_id, f.kind.value, f.confidence, f.speculation,
+                       f.pinned, f.type, f.source, dump_json(f.metadata), f.turn_id, dump_json(f.message_ids),
+                       f.mention_count, f.created_at, f.updated_at, f.valid_at, f.invalid_at, f.superseded_by,
+                       fact_tsv(f.relation, f.type, f.kind.value))
+                for col, value in zip(cols, row):
+                    col.append(value)
+            self._q(_INSERT, cols)
+
+    def _check_nodes(self, facts: Sequence[Fact]) -> None:
+        wanted = {(f.user_id, n) for f in facts for n in (f.subject_id, f.object_id)}
+        users = [u for u, _ in wanted]
+        ids = [i for _, i in wanted]
+        found = {(u, i) for u, i in self._q(
+            "SELECT n.user_id, n.id FROM nodes n JOIN unnest(%s::text[], %s::text[]) AS w(u, i) "
+            "ON n.user_id = w.u AND n.id = w.i", (users, ids))}
+        missing = next((n for f in facts for n in (f.subject_id, f.object_id) if (f.user_id, n) not in found), None)
+        if missing is not None:
+            raise Conflict(f"node {missing} does not exist", field="node_id")
+
+    def reinforce_facts(self, updates: Sequence[Fact]) -> None:
+        self._many(
+            "UPDATE facts SET mention_count = %s, updated_at = %s, confidence = %s, speculation = %s, pinned = %s, "
+            "metadata = %s, type = %s, kind = %s, tsv = %s::tsvector WHERE user_id = %s AND id = %s",
+            [(f.mention_count, f.updated_at, f.confidence, f.speculation, f.pinned, dump_json(f.metadata), f.type,
+              f.kind.value, fact_tsv(f.relation, f.type, f.kind.value), f.user_id, f.id) for f in updates],
+        )
+
+    def invalidate_facts(self, ids: Sequence[str], at: datetime, superseded_by: str | None = None) -> None:
+        for chunk in chunks(list(ids)):
+            self._q("UPDATE facts SET invalid_at = COALESCE(invalid_at, %s), "
+                    "superseded_by = COALESCE(%s, superseded_by) WHERE id = ANY(%s)", (at, superseded_by, list(chunk)))
+
+    def supersede_facts(self, pairs: Sequence[tuple[str, str]], at: datetime) -> None:
+        for chunk in chunks(list(pairs)):
+            self._q("UPDATE facts f SET invalid_at = COALESCE(f.invalid_at, %s), superseded_by = p.s "
+                    "FROM unnest(%s::text[], %s::text[]) AS p(i, s) WHERE f.id = p.i",
+                    (at, [i for i, _ in chunk], [s for _, s in chunk]))
+
+    def delete_facts(self, ids: Sequence[str]) -> None:
+        for chunk in chunks(list(ids)):
+            self._q("DELETE FROM facts WHERE id = ANY(%s)", (list(chunk),))
+
+    def list_facts(self, query: FactQuery, after: str | None, limit: int) -> tuple[list[Fact], str | None]:
+        built = self._fact_where(query)
+        if built is None:
+            return [], None
+        where, params = built
+        if after is not None:
+            if not after.isdigit():
+                raise InvalidInput("is not a cursor this listing returned", field="cursor")
+            where += " AND f.seq > %s"
+            params.append(int(after))
+        rows = self._q(f"SELECT {FACT_COLS}, f.seq FROM {FACT_FROM} WHERE {where} ORDER BY f.seq LIMIT %s",
+                       [*params, limit + 1])
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return [row_to_fact(r) for r in rows], (str(rows[-1][-1]) if more and rows else None)

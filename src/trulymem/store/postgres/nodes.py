@@ -1,0 +1,147 @@
+"""Nodes in the PostgreSQL store: resolving names to nodes (insert-or-get under the unique
+folded key, so concurrent writers never duplicate a node), updates and their text vector,
+listing, fact counts and removing orphans."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from trulymem.model import EdgeKind, Node, NodeType, Scope, new_id
+from trulymem.store.base import NodeQuery, NodeSpec
+from trulymem.store.postgres.connection import PostgresBase
+from trulymem.store.postgres.rows import NODE_COLS, chunks, dump_json, load_json, node_tsv, row_to_node, scope_sql
+
+
+class NodeMixin(PostgresBase):
+    """Nodes: ``resolve_nodes``, ``update_node``, ``nodes``, ``fact_counts``, ``delete_orphan_nodes``, ``dirty_nodes``."""
+
+    def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, str]:
+        user, agent, app = scope.user_id, scope.agent_id or "", scope.app_id or ""
+        self._lock_users([user])
+        wanted: dict[str, NodeSpec] = {}
+        for spec in specs:
+            prev = wanted.get(spec.key)
+            if prev is None or (prev.type == NodeType.ENTITY and spec.type != NodeType.ENTITY):
+                wanted[spec.key] = spec
+        found: dict[str, str] = {}
+        upgrades: list[tuple[str, datetime, str, str]] = []
+        for chunk in chunks(list(wanted)):
+            for key, nid, type_ in self._q(
+                "SELECT key, id, type FROM nodes WHERE user_id = %s AND agent_id = %s AND app_id = %s "
+                "AND key = ANY(%s)", (user, agent, app, list(chunk))):
+                found[key] = nid
+                if type_ == NodeType.ENTITY and wanted[key].type != NodeType.ENTITY:
+                    upgrades.append((wanted[key].type, now, user or "", nid))
+        self._many("UPDATE nodes SET type = %s, updated_at = %s WHERE user_id = %s AND id = %s", upgrades)
+        missing = [wanted[k] for k in wanted if k not in found]
+        for chunk in chunks(missing):
+            ids = [new_id() for _ in chunk]
+            # ON CONFLICT: a writer of another process may have created the same name meanwhile
+            rows = self._q(
+                "INSERT INTO nodes(user_id, id, agent_id, app_id, name, key, type, created_at, updated_at, tsv) "
+                "SELECT %s, i, %s, %s, n, k, t, %s, %s, v::tsvector "
+                "FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) WITH ORDINALITY "
+                "AS x(i, n, k, t, v, o) ORDER BY o "
+                "ON CONFLICT (user_id, agent_id, app_id, key) DO NOTHING RETURNING key, id",
+                (user, agent, app, now, now, ids, [s.name for s in chunk], [s.key for s in chunk],
+                 [s.type for s in chunk], [node_tsv(s.name, None, None) for s in chunk]))
+            created = dict(rows)
+            found.update(created)
+            self._tx.dirty.update((user or "", nid) for nid in created.values())
+            raced = [s.key for s in chunk if s.key not in created]
+            if raced:
+                found.update(self._q("SELECT key, id FROM nodes WHERE user_id = %s AND agent_id = %s "
+                                     "AND app_id = %s AND key = ANY(%s)", (user, agent, app, raced)))
+        return found
+
+    def _index_nodes(self, ids: Sequence[tuple[str, str]]) -> None:
+        """Rewrite the text vector of these (user, node id)s from their name, summary and context."""
+        rows = []
+        for user, nid in ids:
+            for name, summary, metadata in self._q(
+                    "SELECT name, summary, metadata FROM nodes WHERE user_id = %s AND id = %s", (user, nid)):
+                context = load_json(metadata).get("context") if metadata.startswith("{") else None
+                rows.append((node_tsv(name, summary, context), user, nid))
+        self._many("UPDATE nodes SET tsv = %s::tsvector WHERE user_id = %s AND id = %s", rows)
+
+    def _user_of(self, node_ids: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for chunk in chunks(list(dict.fromkeys(node_ids))):
+            out.update(self._q("SELECT id, user_id FROM nodes WHERE id = ANY(%s)", (list(chunk),)))
+        return out
+
+    def update_node(self, node_id: str, now: datetime, *, summary: str | None = None,
+                    metadata: dict[str, Any] | None = None) -> None:
+        for nid, user in self._user_of([node_id]).items():
+            self._q("UPDATE nodes SET summary = %s, updated_at = %s, metadata = COALESCE(%s, metadata) "
+                    "WHERE user_id = %s AND id = %s",
+                    (summary, now, None if metadata is None else dump_json(metadata), user, nid))
+            self._index_nodes([(user, nid)])
+            self._tx.dirty.add((user, nid))
+
+    def dirty_nodes(self) -> list[Node]:
+        dirty, self._tx.dirty = sorted(self._tx.dirty), set()
+        out: list[Node] = []
+        for chunk in chunks(dirty):
+            out += [row_to_node(r) for r in self._q(
+                f"SELECT {NODE_COLS} FROM nodes n JOIN unnest(%s::text[], %s::text[]) AS d(u, i) "
+                "ON n.user_id = d.u AND n.id = d.i ORDER BY n.seq", ([u for u, _ in chunk], [i for _, i in chunk]))]
+        return out
+
+    def nodes(self, query: NodeQuery) -> list[Node]:
+        where, params = scope_sql(query.scope, "n")
+        self._lock_users([query.scope.user_id])
+        clauses = [where]
+        for col, values in (("id", query.ids), ("key", query.keys), ("type", query.types)):
+            if values is not None:
+                if not values:
+                    return []
+                clauses.append(f"n.{col} = ANY(%s)")
+                params.append(list(values))
+        if query.created_before is not None:
+            clauses.append("n.created_at <= %s")
+            params.append(query.created_before)
+        order = "DESC" if query.newest_first else "ASC"
+        sql = f"SELECT {NODE_COLS} FROM nodes n WHERE {' AND '.join(clauses)} ORDER BY n.created_at {order}, n.seq {order}"
+        if query.limit is not None:
+            sql += " LIMIT %s"
+            params.append(query.limit)
+        return [row_to_node(r) for r in self._q(sql, params)]
+
+    def chain_head(self, scope: Scope) -> Node | None:
+        self._lock_users([scope.user_id])
+        where, params = scope_sql(scope.namespace(), "n")
+        rows = self._q(
+            f"SELECT {NODE_COLS} FROM nodes n WHERE {where} AND n.type = %s AND NOT EXISTS ("
+            "SELECT 1 FROM facts f WHERE f.user_id = n.user_id AND f.subject_id = n.id AND f.kind = %s "
+            "AND f.invalid_at IS NULL) ORDER BY n.created_at DESC, n.seq DESC LIMIT 1",
+            [*params, NodeType.TASK.value, EdgeKind.NEXT_TASK.value],
+        )
+        return row_to_node(rows[0]) if rows else None
+
+    def fact_counts(self, node_ids: Sequence[str]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for chunk in chunks(list(dict.fromkeys(node_ids))):
+            ids = list(chunk)
+            for nid, n in self._q(
+                "SELECT n.id, (SELECT count(*) FROM facts f WHERE f.user_id = n.user_id AND f.subject_id = n.id) "
+                "+ (SELECT count(*) FROM facts f WHERE f.user_id = n.user_id AND f.object_id = n.id "
+                "AND f.subject_id <> n.id) FROM nodes n WHERE n.id = ANY(%s)", (ids,)):
+                if not n:
+                    continue
+                counts[nid] = int(n)
+        return counts
+
+    def delete_orphan_nodes(self, node_ids: Sequence[str]) -> list[str]:
+        deleted: list[str] = []
+        for chunk in chunks(list(dict.fromkeys(node_ids))):
+            rows = self._q(
+                "DELETE FROM nodes n WHERE n.id = ANY(%s) "
+                "AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.user_id = n.user_id AND f.subject_id = n.id) "
+                "AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.user_id = n.user_id AND f.object_id = n.id) "
+                "RETURNING n.id, n.user_id", (list(chunk),))
+            self._tx.dirty.difference_update((u, i) for i, u in rows)
+            deleted.extend(r[0] for r in rows)
+        return deleted

@@ -1,0 +1,127 @@
+"""What the PostgreSQL store's parts share: column lists and joins, row <-> model
+conversions and the SQL of scopes and ``When`` (``%s`` placeholders)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+from trulymem.model import EdgeKind, Fact, Node, Scope
+from trulymem.store.base import When
+from trulymem.store.postgres.text import tsvector
+from trulymem.text import fts_document
+
+FACT_COLS = (
+    "f.id, f.user_id, f.agent_id, f.app_id, f.session_id, f.subject_id, f.relation, f.object_id, "
+    "f.kind, f.confidence, f.speculation, f.pinned, f.type, f.source, f.metadata, f.turn_id, "
+    "f.message_ids, f.mention_count, f.created_at, f.updated_at, f.valid_at, f.invalid_at, "
+    "f.superseded_by, s.name, o.name"
+)
+JOIN_NODES = ("JOIN nodes s ON s.user_id = f.user_id AND s.id = f.subject_id "
+              "JOIN nodes o ON o.user_id = f.user_id AND o.id = f.object_id")
+FACT_FROM = f"facts f {JOIN_NODES}"
+NODE_COLS = ("n.id, n.user_id, n.agent_id, n.app_id, n.name, n.key, n.type, n.summary, n.metadata, "
+             "n.created_at, n.updated_at")
+CHUNK = 1000
+
+
+def load_json(text: str) -> Any:
+    if text == "{}":
+        return {}
+    if text == "[]":
+        return []
+    return json.loads(text)
+
+
+def dump_json(value: dict[str, Any] | list[Any]) -> str:
+    if not value:
+        return "{}" if isinstance(value, dict) else "[]"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def utc(value: datetime) -> datetime:
+    # psycopg answers in the session's zone (UTC) as a ZoneInfo: the models use datetime.UTC
+    return value.replace(tzinfo=UTC)
+
+
+def utc_opt(value: datetime | None) -> datetime | None:
+    return None if value is None else value.replace(tzinfo=UTC)
+
+
+def opt(value: str) -> str | None:
+    return value or None
+
+
+def chunks(seq: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(seq), size):
+        yield seq[i : i + size]
+
+
+@lru_cache(maxsize=8_192)
+def fact_tsv(relation: str, type_: str | None, kind: str) -> str:
+    return tsvector(fts_document(relation, type_ or "", kind if kind != EdgeKind.FACT else ""))
+
+
+def node_tsv(name: str, summary: str | None, context: object) -> str:
+    return tsvector(fts_document(name, summary or ""), fts_document(context if isinstance(context, str) else ""))
+
+
+def row_to_fact(r: Sequence[Any]) -> Fact:
+    return Fact(
+        id=r[0], user_id=r[1], agent_id=opt(r[2]), app_id=opt(r[3]), session_id=opt(r[4]),
+        subject_id=r[5], relation=r[6], object_id=r[7], kind=EdgeKind(r[8]), confidence=r[9],
+        speculation=r[10], pinned=r[11], type=r[12], source=r[13],
+        metadata=load_json(r[14]), turn_id=r[15], message_ids=load_json(r[16]),
+        mention_count=r[17], created_at=utc(r[18]), updated_at=utc(r[19]), valid_at=utc(r[20]),
+        invalid_at=utc_opt(r[21]), superseded_by=r[22], subject=r[23], object=r[24],
+    )
+
+
+def row_to_node(r: Sequence[Any]) -> Node:
+    return Node(
+        id=r[0], user_id=r[1], agent_id=opt(r[2]), app_id=opt(r[3]), name=r[4], key=r[5],
+        type=r[6], summary=r[7], metadata=load_json(r[8]), created_at=utc(r[9]), updated_at=utc(r[10]),
+    )
+
+
+def scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    for name in ("user_id", "agent_id", "app_id"):
+        value = getattr(scope, name)
+        if value is None and scope.exact and name != "user_id":
+            value = ""  # the shared namespace is stored as ''
+        if value is not None:
+            clauses.append(f"{alias}.{name} = %s")
+            params.append(value)
+    return (" AND ".join(clauses) or "true"), params
+
+
+def when_sql(when: When) -> tuple[str, list[Any]]:
+    """SQL for ``When`` over facts aliased ``f``."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if when.as_of is not None:
+        clauses.append("f.created_at <= %s")
+        params.append(when.as_of)
+        if when.validity != "all":
+            clauses.append("f.valid_at <= %s AND (f.invalid_at IS NULL OR f.invalid_at > %s)")
+            params += [when.as_of, when.as_of]
+    elif when.validity == "current":
+        clauses.append("f.invalid_at IS NULL")
+    elif when.validity == "invalid":
+        clauses.append("f.invalid_at IS NOT NULL")
+    if when.valid_from is not None:
+        clauses.append("f.valid_at >= %s")
+        params.append(when.valid_from)
+    if when.valid_to is not None:
+        clauses.append("f.valid_at <= %s")
+        params.append(when.valid_to)
+    return " AND ".join(clauses) or "true", params
+
+
+def like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
