@@ -39,11 +39,12 @@ from trulymem.llm.base import LLM
 from trulymem.mem0.ops import scope_for
 from trulymem.memories import iter_memories
 from trulymem.model import Scope, utcnow
-from trulymem.server import errors, platform
+from trulymem.server import chat, errors, platform
 from trulymem.server.errors import HTTPError, error_response, parse_json, tool_error
 from trulymem.server.limits import RateLimiter, RequestLimits
 from trulymem.store.sqlite import SQLiteStore
 from trulymem.tools import REGISTRY, ToolContext, call_tool
+from trulymem.web import routes as web
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
@@ -266,6 +267,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         return run(request, name, payload, user_id)
 
     platform.mount(app, run, context)
+    chat.mount(app, context, llm)  # POST /v1/chat
+    web.mount(app, run, context)  # the web app at / and its /v1/graph routes
 
     if mcp_manager is not None:
         async def mcp_asgi(scope: ASGIScope, receive: Receive, send: Send) -> None:

@@ -1,0 +1,114 @@
+"""``POST /v1/chat``: one turn of the protocol agent (``trulymem.agent``), streamed.
+
+The body is ``{"message": "...", "session_id"?, "user_id"?, "stream"?: true}``. Streamed
+(the default), the answer is server-sent events: ``token`` events with the reply's text
+as the model writes it, then one ``done`` event with the reply and the turn's trace
+(what was recalled, which tools were called, what was written), or one ``error``
+event in the API's error shape. With ``"stream": false`` it is one JSON object
+``{"reply", "trace"}``. The turn runs in a worker thread; the model is the server's
+(``TRULYMEM_LLM_MODEL`` …). Each request is a fresh agent: no history is carried
+between turns but the memory itself, as the runtime intends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from fastapi import Body, FastAPI, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import StreamingResponse
+
+from trulymem.errors import ConfigError, InvalidInput, TrulyMemError
+from trulymem.llm.base import LLM
+from trulymem.tools import ToolContext
+
+MAX_MESSAGE = 8000
+Context = Callable[[Request, str | None], ToolContext]
+
+
+def _check(payload: dict[str, Any]) -> tuple[str, str | None, bool]:
+    message = payload.get("message")
+    if not isinstance(message, str) or not message.strip():
+        raise InvalidInput("the user's message is required", field="message")
+    if len(message) > MAX_MESSAGE:
+        raise InvalidInput(f"is longer than {MAX_MESSAGE} characters", field="message")
+    session = payload.get("session_id")
+    if session is not None and not isinstance(session, str):
+        raise InvalidInput("must be a string", field="session_id")
+    stream = payload.get("stream", True)
+    if not isinstance(stream, bool):
+        raise InvalidInput("must be true or false", field="stream")
+    unknown = set(payload) - {"message", "session_id", "user_id", "stream"}
+    if unknown:
+        raise InvalidInput(f"unknown fields: {', '.join(sorted(unknown))}", field=sorted(unknown)[0])
+    return message, session, stream
+
+
+def _turn(ctx: ToolContext, llm: LLM, message: str, session: str | None,
+          on_text: Callable[[str], None] | None) -> dict[str, Any]:
+    from trulymem.agent import Agent
+    from trulymem.graph import TrulyMem
+
+    memory = TrulyMem(ctx.store, scope=ctx.scope.writable(), embedder=ctx.embedder)
+    # rules only: a second model call after each reply (summaries) would cost the server's model a turn more
+    agent = Agent(memory, llm, session_id=session or "web", extract="rules")
+    try:
+        res = agent.turn(message, on_text=on_text)
+    finally:
+        agent.close(0)
+    return {"reply": res.reply, "trace": res.trace.model_dump(mode="json")}
+
+
+def _sse(event: str, data: Any) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n".encode()
+
+
+async def _events(run: Callable[[Callable[[str], None] | None], dict[str, Any]]) -> AsyncIterator[bytes]:
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+    def on_text(text: str) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, ("token", {"text": text}))
+
+    async def work() -> None:
+        try:
+            done = await run_in_threadpool(run, on_text)
+            queue.put_nowait(("done", done))
+        except TrulyMemError as exc:
+            queue.put_nowait(("error", {"error": exc.to_dict()}))
+        except Exception as exc:  # the stream has started: an error can only be an event now
+            queue.put_nowait(("error", {"error": {"type": "internal_error", "field": None,
+                                                  "message": f"the turn failed: {type(exc).__name__}"}}))
+
+    task = asyncio.create_task(work())
+    yield b": turn started\n\n"  # headers and a first byte at once: the client knows it is connected
+    try:
+        while True:
+            event, data = await queue.get()
+            yield _sse(event, data)
+            if event in ("done", "error"):
+                break
+    finally:
+        await task
+
+
+def mount(app: FastAPI, context: Context, llm: LLM | None) -> None:
+    @app.post("/v1/chat", summary="One chat turn with the memory agent; streamed as server-sent events")
+    async def chat(request: Request, payload: dict[str, Any] = Body(...)) -> Any:  # noqa: B008
+        message, session, stream = _check(payload)
+        user = payload.get("user_id")
+        ctx = context(request, user if isinstance(user, str) else None)
+        if llm is None:
+            raise ConfigError("no chat model configured for this server: set TRULYMEM_LLM_MODEL (and "
+                              "TRULYMEM_LLM_BASE_URL, TRULYMEM_LLM_API_KEY) before trulymem serve", field="llm")
+        if not stream:
+            return await run_in_threadpool(_turn, ctx, llm, message, session, None)
+
+        def run(on_text: Callable[[str], None] | None) -> dict[str, Any]:
+            return _turn(ctx, llm, message, session, on_text)
+
+        return StreamingResponse(_events(run), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
