@@ -69,6 +69,7 @@ def graph_view(store: Store, scope: Scope, *, as_of: datetime | None = None,
     return {
         "user_id": scope.user_id,
         "as_of": as_of.isoformat() if as_of else None,
+        "first": min(n.created_at for n in nodes.values()).isoformat() if nodes else None,
         "nodes": [node_json(nodes[i], degree[i]) for i in kept],
         "edges": [_edge(f) for f in shown],
         "clusters": [{"type": t, "count": c} for t, c in sorted(hidden.items())],
@@ -99,7 +100,7 @@ def neighbourhood(store: Store, scope: Scope, node_id: str, *, as_of: datetime |
         facts = store.facts(FactQuery(scope=scope, node_ids=[node_id], as_of=as_of, limit=limit))
         ids = list({i for f in facts for i in (f.subject_id, f.object_id)})
         nodes = store.nodes(NodeQuery(scope=scope, ids=ids))
-    return {"nodes": [node_json(n) for n in nodes], "edges": [_edge(f) for f in facts]}
+    return {"center": node_id, "nodes": [node_json(n) for n in nodes], "edges": [_edge(f) for f in facts]}
 
 
 def _node(store: Store, scope: Scope, node_id: str) -> Node:

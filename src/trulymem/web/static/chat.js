@@ -1,0 +1,63 @@
+// The chat pane: one turn at a time through POST /v1/chat, the reply streamed in, then its trace.
+
+import { stream } from "./api.js";
+import { h } from "./dom.js";
+
+function trace(t) {
+  const r = t.recalled || {};
+  const recalled = [...(r.memories || []), ...(r.tasks || []).map((x) => `task ${x}`)];
+  const written = Object.entries(t.written || {}).filter(([, v]) => v.length).map(([k, v]) => `${k}: ${v.length}`);
+  return h("details", { class: "trace" }, h("summary", {}, "What memory did this turn"),
+    h("h4", {}, "Recalled"), h("ul", {}, recalled.length ? recalled.map((m) => h("li", {}, m)) : h("li", {}, "nothing")),
+    h("h4", {}, "Tools called"), h("ul", {}, (t.tools || []).length
+      ? t.tools.map((c) => h("li", {}, `${c.name} ${c.ok ? "✓" : "✗"} ${typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments)}`))
+      : h("li", {}, "none")),
+    h("h4", {}, "Written"), h("ul", {}, written.length ? written.map((w) => h("li", {}, w)) : h("li", {}, "nothing")),
+    (t.extracted || []).length ? h("p", {}, `Stated facts stored: ${t.extracted.join("; ")}`) : "");
+}
+
+export class Chat {
+  constructor(form, log, { onTurn }) {
+    this.form = form;
+    this.log = log;
+    this.onTurn = onTurn;
+    this.session = `web-${Date.now().toString(36)}`;
+    form.addEventListener("submit", (ev) => { ev.preventDefault(); this.send(); });
+    form.querySelector("textarea").addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); this.send(); }
+    });
+  }
+
+  async send() {
+    const box = this.form.querySelector("textarea");
+    const text = box.value.trim();
+    if (!text || this.busy) return;
+    this.busy = true;
+    box.value = "";
+    this.log.append(h("div", { class: "msg user" }, h("span", { class: "sr-only" }, "You: "), text));
+    const body = h("span", { class: "text" });
+    const bubble = h("div", { class: "msg ai", "aria-busy": "true" }, h("span", { class: "sr-only" }, "Assistant: "), body);
+    this.log.append(bubble);
+    let first = true;
+    try {
+      await stream("/v1/chat", { message: text, session_id: this.session }, (event, data) => {
+        if (event === "token") {
+          body.append(data.text);
+          if (first) { first = false; window.trulymem.firstToken = performance.timeOrigin + performance.now(); }
+        } else if (event === "done") {
+          body.textContent = data.reply;
+          bubble.append(trace(data.trace));
+          this.onTurn(data.trace);
+        } else if (event === "error") {
+          bubble.append(h("p", { role: "alert", class: "error" }, data.error.message));
+        }
+      });
+    } catch (err) {
+      bubble.append(h("p", { role: "alert", class: "error" }, err.message));
+    } finally {
+      bubble.removeAttribute("aria-busy");
+      this.busy = false;
+      this.log.scrollTop = this.log.scrollHeight;
+    }
+  }
+}

@@ -1,0 +1,132 @@
+// The node panel (facts, history, provenance) and the corrections: edit, forget, pin, undo.
+
+import { get, post } from "./api.js";
+import { h, toast, when } from "./dom.js";
+
+function badges(f) {
+  return h("span", { class: "badges" },
+    f.pinned ? h("span", { class: "badge pin" }, "pinned") : "",
+    f.speculation ? h("span", { class: "badge spec", title: "inferred, not stated" }, "speculation") : "",
+    h("span", { class: "badge", title: "confidence" }, `confidence ${Math.round(f.confidence * 100)}%`),
+    f.mention_count > 1 ? h("span", { class: "badge" }, `said ${f.mention_count}×`) : "");
+}
+
+function provenance(f) {
+  const p = f.provenance || {};
+  const rows = [
+    ["written", when(f.created_at)],
+    ["by", p.source || (p.turn_id ? "agent turn" : "a tool call")],
+    ["session", p.session_id], ["turn", p.turn_id], ["agent", p.agent_id], ["app", p.app_id],
+    ["invalid since", f.invalid_at ? when(f.invalid_at) : ""],
+  ].filter(([, v]) => v);
+  const msgs = (p.messages || []).map((m) => h("blockquote", {}, m.text || `message ${m.id}`));
+  return h("details", { class: "prov" }, h("summary", {}, "Provenance"),
+    h("dl", {}, rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])), msgs);
+}
+
+export class Panel {
+  constructor(root, { onChanged, onOpen, asOf }) {
+    this.root = root;
+    this.onChanged = onChanged;
+    this.onOpen = onOpen;
+    this.asOf = asOf;
+    this.nodeId = null;
+  }
+
+  async open(nodeId) {
+    this.nodeId = nodeId;
+    this.root.replaceChildren(h("p", { role: "status" }, "Loading…"));
+    const d = await get(`/v1/graph/nodes/${encodeURIComponent(nodeId)}`, { as_of: this.asOf() });
+    this.render(d);
+  }
+
+  render(d) {
+    const n = d.node;
+    const title = h("h2", { id: "node-title", tabindex: "-1" }, n.name);
+    const facts = d.facts.map((f) => this.factItem(f, n.id));
+    const past = d.history.map((f) => h("li", { class: "past" },
+      h("span", { class: "fact-text" }, `${f.subject} ${f.relation} ${f.object}`),
+      h("span", { class: "muted" }, f.superseded_by ? ` — replaced ${when(f.invalid_at)}` : ` — forgotten ${when(f.invalid_at)}`),
+      provenance(f)));
+    this.root.replaceChildren(
+      title,
+      h("p", { class: "type" }, h("span", { class: `dot t-${n.type}`, "aria-hidden": "true" }), n.type.replace("Node", "").toLowerCase(),
+        ` · created ${when(n.created_at)}`),
+      n.summary ? h("p", { class: "summary" }, n.summary) : "",
+      h("h3", {}, `Facts (${d.facts.length})`),
+      h("ul", { class: "facts", "aria-label": "Current facts" }, facts.length ? facts : h("li", {}, "None now.")),
+      h("h3", {}, `History (${d.history.length})`),
+      h("ul", { class: "facts", "aria-label": "Earlier versions and forgotten facts" }, past.length ? past : h("li", {}, "No earlier versions.")),
+    );
+    title.focus();
+  }
+
+  factItem(f, here) {
+    const other = f.source === here ? { id: f.target, name: f.object } : { id: f.source, name: f.subject };
+    const text = h("span", { class: "fact-text" }, `${f.subject} `, h("strong", {}, f.relation), ` ${f.object}`);
+    const li = h("li", { class: "fact", dataset: { factId: f.id } }, text, badges(f));
+    const plain = f.kind === "FACT";
+    const structural = f.kind === "NEXT_TASK" || f.kind === "HAS_STATE";
+    const actions = h("div", { class: "actions" },
+      h("button", { type: "button", onclick: () => this.onOpen(other.id) }, `Open ${other.name}`),
+      structural ? "" : h("button", { type: "button", onclick: () => this.editForm(li, f) }, "Edit"),
+      structural ? "" : h("button", { type: "button", onclick: () => this.correct(f, "forget") }, "Forget"),
+      plain ? h("button", { type: "button", "aria-pressed": String(f.pinned), onclick: () => this.correct(f, f.pinned ? "unpin" : "pin") },
+        f.pinned ? "Unpin" : "Pin") : "",
+      h("button", { type: "button", onclick: () => this.versions(li, f) }, "Versions"));
+    li.append(actions, provenance(f));
+    return li;
+  }
+
+  editForm(li, f) {
+    const id = `edit-${f.id}`;
+    const input = h("input", { id, type: "text", value: f.object, required: true });
+    const form = h("form", { class: "edit" },
+      h("label", { for: id }, `New value: ${f.subject} ${f.relation} …`), input,
+      h("button", { type: "submit" }, "Save"),
+      h("button", { type: "button", onclick: () => form.remove() }, "Cancel"));
+    form.addEventListener("submit", (ev) => { ev.preventDefault(); this.correct(f, "edit", input.value); });
+    li.append(form);
+    input.focus();
+    input.select();
+  }
+
+  async versions(li, f) {
+    const vs = await get(`/v1/graph/facts/${encodeURIComponent(f.id)}/versions`);
+    li.querySelector(".versions")?.remove();
+    li.append(h("ol", { class: "versions", "aria-label": "Versions, oldest first" }, vs.map((v) =>
+      h("li", {}, `${v.object} — ${when(v.created_at)}${v.valid ? " (current)" : ""}`))));
+  }
+
+  async correct(f, action, text) {
+    try {
+      const done = await post("/v1/graph/corrections", { fact_id: f.id, action, text });
+      const undo = h("button", { type: "button", onclick: () => this.undo(done.run_id) }, "Undo");
+      toast(`${action === "edit" ? "Edited" : action === "forget" ? "Forgotten" : action === "pin" ? "Pinned" : "Unpinned"}: ${f.subject} ${f.relation} ${f.object}`, undo);
+      await this.onChanged();
+      if (this.nodeId) await this.open(this.nodeId);
+    } catch (err) {
+      toast(`Not changed: ${err.message}`);
+    }
+  }
+
+  async undo(runId) {
+    try {
+      await post(`/v1/graph/corrections/${encodeURIComponent(runId)}/undo`);
+      toast("Undone.");
+      await this.onChanged();
+      if (this.nodeId) await this.open(this.nodeId);
+    } catch (err) {
+      toast(`Cannot undo: ${err.message}`);
+    }
+  }
+
+  async changes(list) {
+    const rows = await get("/v1/graph/corrections");
+    list.replaceChildren(...(rows.length ? rows.map((r) => h("li", {},
+      h("span", {}, `${r.action}: ${r.text} — ${when(r.created_at)}`),
+      r.undone_at ? h("span", { class: "muted" }, " (undone)")
+                  : h("button", { type: "button", onclick: async () => { await this.undo(r.run_id); await this.changes(list); } }, "Undo")))
+      : [h("li", {}, "No corrections yet.")]));
+  }
+}
