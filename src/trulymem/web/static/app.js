@@ -45,6 +45,10 @@ async function guarded(fn) {
 
 // --- the graph -----------------------------------------------------------------
 const view = new GraphView($("graph"), (id) => openNode(id));
+// what is drawn, for tests and the benchmark
+window.trulymem.drawn = () => (view.cy ? {
+  nodes: view.cy.nodes().map((n) => n.data("label")), edges: view.cy.edges().map((e) => e.data("label")),
+  matched: view.cy.$(".match").length, fresh: view.cy.$(".fresh").length } : null);
 const panel = new Panel($("panel-node"), { onChanged: () => reload(), onOpen: (id) => openNode(id), asOf: () => state.asOf });
 
 async function reload() {

@@ -1,0 +1,46 @@
+"""Memories to look at: facts written days apart (for the time slider), one corrected value,
+duplicates and a contradiction for the dream, a task, and a conversation's message."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from trulymem import TrulyMem
+
+
+def note(text: str, type_: str) -> dict[str, Any]:
+    return {"subject": "user", "relation": "memory", "object": text, "type": type_}
+
+
+def seed(db: Path, user: str = "default") -> None:
+    t = [datetime.now(UTC) - timedelta(days=10)]
+
+    def clock() -> datetime:
+        t[0] += timedelta(milliseconds=1)
+        return t[0]
+
+    with TrulyMem(db, user_id=user, clock=clock, embedder="hashing") as mem:
+        mem.commit([{"subject": "user", "relation": "lives_in", "object": "Lisbon"},
+                    {"subject": "user", "relation": "likes", "object": "rock"},
+                    note("Always use tabs", "style")])
+        t[0] = datetime.now(UTC) - timedelta(days=1)
+        mem.commit([{"subject": "user", "relation": "lives_in", "object": "Porto"},
+                    {"subject": "user", "relation": "works_at", "object": "Acme"},
+                    note("Never use tabs", "style"),
+                    note("I prefer dark mode in every editor", "pref"), note("Prefers dark mode in editors", "pref")],
+                   supersede=True)
+        mem.run("memory_ingest", {"messages": [{"speaker": "user", "text": "I play the cello", "id": "m-cello"}]})
+        mem.commit([{"subject": "user", "relation": "plays", "object": "cello"}], message_ids=["m-cello"],
+                   turn_id="m-cello")
+        mem.run("task_create", {"task_id": "Plan the trip", "description": "Book the Porto trip"})
+
+
+def create_key(db: Path, user: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "trulymem", "keys", "create", "--user", user, "--db", str(db),
+                          "--json"], capture_output=True, text=True, check=True)
+    return str(json.loads(out.stdout)["token"])
