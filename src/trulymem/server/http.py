@@ -42,7 +42,7 @@ from trulymem.model import Scope, utcnow
 from trulymem.server import chat, errors, platform
 from trulymem.server.errors import HTTPError, error_response, parse_json, tool_error
 from trulymem.server.limits import RateLimiter, RequestLimits
-from trulymem.store.sqlite import SQLiteStore
+from trulymem.store import open_store
 from trulymem.tools import REGISTRY, ToolContext, call_tool
 from trulymem.web import routes as web
 
@@ -59,7 +59,7 @@ class Principal:
 def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = None, require_keys: bool = False,
                limits: ServerSettings | None = None, mcp: bool = True, default_user: str = DEFAULT_USER) -> FastAPI:
     limits = limits or ServerSettings()
-    store = SQLiteStore(db)
+    store = open_store(db)
     scope_of_principal = functools.partial(_scope, default_user=default_user)
 
     def _principal(header: str | None) -> Principal:
