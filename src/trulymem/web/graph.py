@@ -119,7 +119,8 @@ def node_view(store: Store, scope: Scope, node_id: str, *, as_of: datetime | Non
         valid_then = {f.id for f in store.facts(FactQuery(scope=scope.user_wide(), node_ids=[node_id],
                                                           as_of=as_of, limit=2000))} if as_of else None
         messages = _messages(store, scope, {m for f in every for m in f.message_ids})
-    current, history = [], []
+    current: list[dict[str, Any]] = []
+    history: list[dict[str, Any]] = []
     for f in sorted(every, key=lambda f: f.created_at, reverse=True):
         item = {**fact_json(f), "provenance": _provenance(f, messages)}
         if valid_then is not None:
