@@ -161,7 +161,8 @@ def fail(exc: TrulyMemError, as_json: bool = False) -> NoReturn:
 def common(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Shared options; the wrapped command receives a ``Ctx`` as ``ctx`` and errors print as one line."""
 
-    @click.option("--db", envvar="TRULYMEM_DB", help="Database file (default: config file, then the user data dir).")
+    @click.option("--db", envvar="TRULYMEM_DB", help="Database file or postgresql:// URL "
+              "(default: config file, then the user data dir).")
     @click.option("--user", "user", envvar="TRULYMEM_USER", help="User id whose memory to use [default: default].")
     @click.option("--agent", envvar="TRULYMEM_AGENT", help="Agent id (scope).")
     @click.option("--app", envvar="TRULYMEM_APP", help="App/project id (scope).")

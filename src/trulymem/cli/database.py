@@ -83,12 +83,12 @@ def reindex(ctx: Ctx, missing: bool, batch: int) -> None:
     from trulymem.embed import get_embedder
     from trulymem.embed.names import cli_name
     from trulymem.reindex import reindex as run
-    from trulymem.store.sqlite import SQLiteStore
+    from trulymem.store import open_store
 
     choice = ctx.settings.embedder
     if choice == "none":
         raise InvalidInput("reindex needs an embedder, not 'none'", field="embedder")
-    with SQLiteStore(ctx.settings.db) as store:
+    with open_store(ctx.settings.db) as store:
         stored = store.embedding_model()
         if choice == "auto" and stored is not None:
             choice = cli_name(stored) or choice

@@ -14,7 +14,7 @@ from trulymem.cli.base import Ctx, common, err, fail, main, out
 from trulymem.config import ServerSettings
 from trulymem.errors import ConfigError
 from trulymem.keys import any_active, create_key, list_keys, revoke_key
-from trulymem.store.sqlite import SQLiteStore
+from trulymem.store import Store, open_store
 from trulymem.tools import anthropic_tools, openai_tools
 
 
@@ -69,7 +69,7 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, **gi
         raise ConfigError(f"the server needs its extra: pip install 'trulymem[server]' ({exc.name} missing)") from exc
     overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     limits = replace(ctx.settings.server, **overrides)
-    with SQLiteStore(ctx.settings.db) as store:
+    with open_store(ctx.settings.db) as store:
         keyed = any_active(store)
         if host not in LOCAL_HOSTS and not keyed:
             raise ConfigError(f"refusing to listen on {host} without an API key: anyone on the network could read "
@@ -122,14 +122,14 @@ def keys() -> None:
 @click.option("--user", "user_id", help="The one user this key can reach.")
 @click.option("--admin", is_flag=True, help="A key for every user.")
 @click.option("--label", help="A note to recognise the key by.")
-@click.option("--db", envvar="TRULYMEM_DB", help="Database file.")
+@click.option("--db", envvar="TRULYMEM_DB", help="Database file or postgresql:// URL.")
 @click.option("--json", "as_json", is_flag=True)
 def keys_create(user_id: str | None, admin: bool, label: str | None, db: str | None, as_json: bool) -> None:
     """Create a key; the token is printed once."""
     _keys(db, lambda store: _create(store, user_id, admin, label, as_json))
 
 
-def _create(store: SQLiteStore, user_id: str | None, admin: bool, label: str | None, as_json: bool) -> None:
+def _create(store: Store, user_id: str | None, admin: bool, label: str | None, as_json: bool) -> None:
     key, token = create_key(store, user_id=user_id, admin=admin, label=label)
     if as_json:
         click.echo(json.dumps({**key.public(), "token": token}))
@@ -140,11 +140,11 @@ def _create(store: SQLiteStore, user_id: str | None, admin: bool, label: str | N
 
 
 @keys.command("list")
-@click.option("--db", envvar="TRULYMEM_DB", help="Database file.")
+@click.option("--db", envvar="TRULYMEM_DB", help="Database file or postgresql:// URL.")
 @click.option("--json", "as_json", is_flag=True)
 def keys_list(db: str | None, as_json: bool) -> None:
     """List keys (never their tokens)."""
-    def show(store: SQLiteStore) -> None:
+    def show(store: Store) -> None:
         rows = [k.public() for k in list_keys(store)]
         if as_json:
             click.echo(json.dumps(rows))
@@ -160,7 +160,7 @@ def keys_list(db: str | None, as_json: bool) -> None:
 
 @keys.command("revoke")
 @click.argument("key_id")
-@click.option("--db", envvar="TRULYMEM_DB", help="Database file.")
+@click.option("--db", envvar="TRULYMEM_DB", help="Database file or postgresql:// URL.")
 def keys_revoke(key_id: str, db: str | None) -> None:
     """Revoke a key at once."""
     _keys(db, lambda store: out.print(f"revoked {revoke_key(store, key_id).id}"))
@@ -171,7 +171,7 @@ def _keys(db: str | None, action: Any) -> None:
     from trulymem.errors import TrulyMemError
 
     try:
-        with SQLiteStore(Settings.load(db=db).db) as store:
+        with open_store(Settings.load(db=db).db) as store:
             action(store)
     except TrulyMemError as exc:
         fail(exc)

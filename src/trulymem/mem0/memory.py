@@ -23,8 +23,8 @@ from trulymem.errors import InvalidInput, NotFound
 from trulymem.llm import LLM, get_llm
 from trulymem.mem0 import ops as mem0_ops
 from trulymem.model import Scope, utcnow
+from trulymem.store import open_store
 from trulymem.store.base import Store
-from trulymem.store.sqlite import SQLiteStore
 from trulymem.tools.base import ToolContext, validation_as_invalid
 
 T = TypeVar("T")
@@ -38,7 +38,7 @@ class Memory:
     def __init__(self, db: str | Store | None = None, *, user_id: str | None = None, embedder: str | None = None,
                  llm: LLM | None = None, clock: Callable[[], datetime] = utcnow) -> None:
         settings = Settings.load(db=db if isinstance(db, str) else None, user=user_id, embedder=embedder)
-        self.store = db if isinstance(db, Store) else SQLiteStore(settings.db)
+        self.store = db if isinstance(db, Store) else open_store(settings.db)
         name = settings.embedder
         self.embedder = None if name == "none" else get_embedder(name)
         self.llm = llm if llm is not None else (get_llm(settings.llm) if settings.llm.model else None)
