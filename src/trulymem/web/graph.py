@@ -56,14 +56,11 @@ def graph_view(store: Store, scope: Scope, *, as_of: datetime | None = None,
         facts = store.facts(FactQuery(scope=scope, validity="current", as_of=as_of, limit=MAX_FACTS))
         nodes = {n.id: n for n in store.nodes(NodeQuery(scope=scope, created_before=as_of))}
     degree: Counter[str] = Counter()
-    pinned: set[str] = set()
     for f in facts:
         degree[f.subject_id] += 1
         degree[f.object_id] += 1
-        if f.pinned:
-            pinned.update((f.subject_id, f.object_id))
     live = [nodes[i] for i in degree if i in nodes]
-    kept = _keep(live, degree, pinned, max_nodes)
+    kept = _keep(live, facts, degree, max_nodes)
     shown = [f for f in facts if f.subject_id in kept and f.object_id in kept]
     hidden = Counter(n.type for n in live if n.id not in kept)
     return {
@@ -84,11 +81,27 @@ def _edge(f: Fact) -> dict[str, Any]:
             "pinned": f.pinned, "speculation": f.speculation}
 
 
-def _keep(live: list[Node], degree: Counter[str], pinned: set[str], max_nodes: int) -> dict[str, None]:
+def _keep(live: list[Node], facts: list[Fact], degree: Counter[str], max_nodes: int) -> dict[str, None]:
+    """The nodes a view of at most ``max_nodes`` shows: the agent's structure (persona, tasks,
+    states), then facts — pinned first, then between well-connected nodes — each bringing both
+    its ends, so what is drawn is connected rather than a scatter of hubs."""
     if len(live) <= max_nodes:
         return dict.fromkeys(n.id for n in live)
-    ranked = sorted(live, key=lambda n: (_RANK.get(n.type, 3), n.id not in pinned, -degree[n.id], n.name))
-    return dict.fromkeys(n.id for n in ranked[:max_nodes])
+    kept: dict[str, None] = {}
+    for n in sorted((n for n in live if n.type in _RANK), key=lambda n: (_RANK[n.type], -degree[n.id])):
+        if len(kept) >= max_nodes // 4:
+            break
+        kept[n.id] = None
+    alive = {n.id for n in live}
+    ranked = sorted(facts, key=lambda f: (not f.pinned, -min(degree[f.subject_id], degree[f.object_id]),
+                                          -(degree[f.subject_id] + degree[f.object_id])))
+    for f in ranked:
+        if len(kept) >= max_nodes:
+            break
+        ends = [i for i in (f.subject_id, f.object_id) if i not in kept and i in alive]
+        if len(kept) + len(ends) <= max_nodes:
+            kept.update(dict.fromkeys(ends))
+    return kept
 
 
 def neighbourhood(store: Store, scope: Scope, node_id: str, *, as_of: datetime | None = None,

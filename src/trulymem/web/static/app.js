@@ -55,9 +55,11 @@ async function reload() {
   const t0 = performance.now();
   setState("loading");
   const data = await get("/v1/graph", { as_of: state.asOf, max_nodes: $("detail").value });
+  window.trulymem.fetchMs = performance.now() - t0;
   if (!state.first && data.first) state.first = Date.parse(data.first);
   await view.show(data);
   window.trulymem.graphMs = performance.now() - t0;
+  if (window.trulymem.paintedAt === undefined) window.trulymem.paintedAt = performance.now(); // since navigation
   state.loaded += 1;
   const more = data.clusters.map((c) => `${c.count} ${c.type.replace("Node", "").toLowerCase()}`).join(", ");
   $("graph-status").textContent = `${data.shown.nodes} of ${data.total.nodes} nodes, ${data.shown.facts} of ${data.total.facts} facts`
@@ -160,4 +162,6 @@ async function start() {
 }
 
 legend($("legend"));
+const detail = new URLSearchParams(location.search).get("detail"); // e.g. /?detail=20000 draws every node
+if (detail && [...$("detail").options].some((o) => o.value === detail)) $("detail").value = detail;
 start();

@@ -26,20 +26,25 @@ export function legend(list) {
   }));
 }
 
+// Plain selectors only (a function per element costs seconds at 10k nodes); on big graphs labels
+// are drawn for the best-connected nodes and for what is selected or matched, not for all.
 function style(big) {
-  return [
+  const rules = [
     { selector: "node", style: {
-      "background-color": (n) => COLOURS[n.data("type")] || "#666",
-      label: "data(label)", "font-size": 10, color: "#1d2433", "text-valign": "bottom", "text-margin-y": 3,
-      "min-zoomed-font-size": big ? 9 : 6, width: "data(size)", height: "data(size)",
-      "text-max-width": 120, "text-wrap": "ellipsis",
+      "background-color": "#666", width: big ? 8 : "data(size)", height: big ? 8 : "data(size)",
+      "font-size": 10, color: "#1d2433", "text-valign": "bottom", "text-margin-y": 3,
+      "min-zoomed-font-size": big ? 9 : 6,
     } },
+    ...Object.entries(COLOURS).map(([type, colour]) => ({ selector: `node[type = "${type}"]`, style: { "background-color": colour } })),
+    { selector: big ? "node[?hub], node:selected, node.match, node.fresh" : "node", style: { label: "data(label)" } },
+    { selector: big ? "node[?hub]" : "node", style: { width: "data(size)", height: "data(size)" } },
     { selector: "edge", style: {
       width: 1, "line-color": "#b8c0cc", "curve-style": big ? "haystack" : "bezier",
       "target-arrow-shape": big ? "none" : "triangle", "target-arrow-color": "#b8c0cc", "arrow-scale": 0.7,
-      label: "data(label)", "font-size": 8, color: "#566", "min-zoomed-font-size": big ? 12 : 7,
+      "font-size": 8, color: "#566", "min-zoomed-font-size": 7,
       "text-rotation": "autorotate", "text-background-color": "#fff", "text-background-opacity": 0.7,
     } },
+    { selector: big ? "edge:selected, edge.match, edge.fresh" : "edge", style: { label: "data(label)" } },
     { selector: "edge[?pinned]", style: { width: 2, "line-color": "#e63946", "target-arrow-color": "#e63946" } },
     { selector: "edge[?speculation]", style: { "line-style": "dashed" } },
     { selector: ".match", style: { "border-width": 4, "border-color": "#ffd60a", "z-index": 10 } },
@@ -47,39 +52,49 @@ function style(big) {
     { selector: ".fresh", style: { "border-width": 4, "border-color": "#06d6a0" } },
     { selector: "edge.fresh", style: { width: 3, "line-color": "#06d6a0" } },
     { selector: "node:selected", style: { "border-width": 4, "border-color": "#1d2433" } },
-    { selector: ".faded", style: { opacity: 0.25 } },
   ];
+  return rules;
 }
 
-// A spiral per node type, the types' spirals on a circle: every node placed in one pass.
-function positions(nodes) {
-  const byType = new Map();
-  for (const n of nodes) {
-    if (!byType.has(n.type)) byType.set(n.type, []);
-    byType.get(n.type).push(n);
+// Hubs on a spiral, every other node around its best-connected placed neighbour: one pass in
+// degree order, so a 10k-node graph is laid out in milliseconds and what is linked sits together.
+function positions(nodes, edges) {
+  const adj = new Map(nodes.map((n) => [n.id, []]));
+  for (const e of edges) {
+    adj.get(e.source)?.push(e.target);
+    adj.get(e.target)?.push(e.source);
   }
-  const types = [...byType.keys()].sort();
-  const out = new Map();
+  const deg = (id) => adj.get(id)?.length || 0;
   const golden = Math.PI * (3 - Math.sqrt(5));
-  const radius = Math.max(300, Math.sqrt(nodes.length) * 45);
-  types.forEach((type, t) => {
-    const group = byType.get(type).sort((a, b) => b.degree - a.degree);
-    const angle = (2 * Math.PI * t) / types.length;
-    const cx = types.length > 1 ? Math.cos(angle) * radius : 0;
-    const cy = types.length > 1 ? Math.sin(angle) * radius : 0;
-    group.forEach((n, i) => {
-      const r = 18 * Math.sqrt(i);
-      out.set(n.id, { x: cx + r * Math.cos(i * golden), y: cy + r * Math.sin(i * golden) });
-    });
-  });
+  const out = new Map();
+  const kids = new Map();
+  let hubs = 0;
+  for (const n of [...nodes].sort((a, b) => deg(b.id) - deg(a.id))) {
+    let parent = null;
+    for (const m of adj.get(n.id)) if (out.has(m) && (parent === null || deg(m) > deg(parent))) parent = m;
+    if (parent !== null) {
+      const k = kids.get(parent) || 0;
+      kids.set(parent, k + 1);
+      const p = out.get(parent);
+      const r = 30 + 7 * Math.sqrt(k);
+      out.set(n.id, { x: p.x + r * Math.cos(k * golden), y: p.y + r * Math.sin(k * golden) });
+    } else {
+      const r = 160 * Math.sqrt(hubs);
+      out.set(n.id, { x: r * Math.cos(hubs * golden), y: r * Math.sin(hubs * golden) });
+      hubs += 1;
+    }
+  }
   return out;
 }
 
 function elements(data) {
-  const pos = data.nodes.length > 150 ? positions(data.nodes) : null;
+  const pos = data.nodes.length > 150 ? positions(data.nodes, data.edges) : null;
+  // the 300 best-connected nodes keep their labels and size on a big graph
+  const hubs = new Set([...data.nodes].sort((a, b) => b.degree - a.degree).slice(0, 300).map((n) => n.id));
   const els = [];
   for (const n of data.nodes) {
-    els.push({ group: "nodes", data: { id: n.id, label: n.name, type: n.type, size: 10 + Math.min(20, 3 * Math.sqrt(n.degree || 1)) },
+    els.push({ group: "nodes", data: { id: n.id, label: n.name, type: n.type, hub: hubs.has(n.id),
+                                       size: 10 + Math.min(20, 3 * Math.sqrt(n.degree || 1)) },
                position: pos ? pos.get(n.id) : undefined });
   }
   for (const e of data.edges) {
@@ -99,6 +114,7 @@ export class GraphView {
 
   // Draw a graph answer; resolves once the first frame with it is on screen.
   show(data) {
+    const t0 = performance.now();
     const big = data.nodes.length > BIG;
     const { els, preset } = elements(data);
     if (this.cy) this.cy.destroy();
@@ -109,6 +125,7 @@ export class GraphView {
                          numIter: 600 },
       hideEdgesOnViewport: big, textureOnViewport: big, pixelRatio: big ? 1 : "auto", motionBlur: false,
     });
+    window.trulymem.buildMs = performance.now() - t0;
     cy.on("tap", "node", (ev) => this.onOpen(ev.target.id()));
     if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } // a few nodes: readable, not filling the screen
     this.cy = cy;
