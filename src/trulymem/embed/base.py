@@ -32,9 +32,12 @@ class Embedder(ABC):
     def embed_batch(self, texts: Sequence[str], kind: Kind = "passage") -> Matrix:
         import numpy as np
 
+        from trulymem.embed.threads import limited
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vecs = np.asarray(self._embed(list(texts), kind), dtype=np.float32)
+        with limited():
+            vecs = np.asarray(self._embed(list(texts), kind), dtype=np.float32)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         out: Matrix = (vecs / np.where(norms == 0, 1, norms)).astype(np.float32, copy=False)
         return out
@@ -51,9 +54,12 @@ def cosine_top_k(query: npt.NDArray[np.float32], matrix: Matrix, k: int) -> list
     """Indices and scores of the ``k`` rows most similar to ``query`` (rows normalised)."""
     import numpy as np
 
+    from trulymem.embed.threads import limited
+
     if matrix.shape[0] == 0 or k <= 0:
         return []
-    scores = matrix @ query
+    with limited():
+        scores = matrix @ query
     k = min(k, scores.shape[0])
     idx = np.argpartition(-scores, k - 1)[:k]
     idx = idx[np.argsort(-scores[idx])]

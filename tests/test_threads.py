@@ -1,0 +1,69 @@
+"""One BLAS thread by default for every embedder and vector operation (TRULYMEM_BLAS_THREADS)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+import trulymem.embed.base as embed_base
+from trulymem import TrulyMem
+from trulymem.embed.base import Embedder, Kind, Matrix
+from trulymem.embed.hashing import HashingEmbedder
+from trulymem.embed.threads import blas_threads
+from trulymem.errors import ConfigError
+
+needs_blas = pytest.mark.skipif(not any(i["user_api"] == "blas" for i in threadpool_info()),
+                                reason="numpy has no BLAS library here")
+
+
+def blas_now() -> set[int]:
+    return {int(i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"}
+
+
+class Recording(Embedder):
+    """The hashing embedder, noting the BLAS threads it ran with."""
+
+    def __init__(self) -> None:
+        self._inner = HashingEmbedder()
+        self.name, self.dim = self._inner.name, self._inner.dim
+        self.seen: list[set[int]] = []
+
+    def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:
+        self.seen.append(blas_now())
+        return self._inner._embed(texts, kind)
+
+
+@needs_blas
+@pytest.mark.parametrize(("env", "want"), [(None, 1), ("2", 2)])
+def test_embedders_and_vector_search_run_on_the_configured_threads(
+        db_path: Path, monkeypatch: pytest.MonkeyPatch, env: str | None, want: int) -> None:
+    if env is not None:
+        monkeypatch.setenv("TRULYMEM_BLAS_THREADS", env)
+    emb = Recording()
+    mem = TrulyMem(db_path, user_id="u", embedder=emb)
+    mem.commit([{"subject": "alpha", "relation": "likes", "object": "beta"}])
+    searched: list[set[int]] = []
+    real = embed_base.cosine_top_k
+
+    def spy(query: np.ndarray, matrix: np.ndarray, k: int) -> list[tuple[int, float]]:
+        searched.append(blas_now())
+        return real(query, matrix, k)
+
+    monkeypatch.setattr(embed_base, "cosine_top_k", spy)
+    assert mem.recall("alpha", depth=1).facts
+    assert emb.seen and all(s == {want} for s in emb.seen)
+    assert searched and all(s == {want} for s in searched)
+    mem.close()
+
+
+def test_a_bad_thread_count_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRULYMEM_BLAS_THREADS", "many")
+    with pytest.raises(ConfigError, match="TRULYMEM_BLAS_THREADS"):
+        blas_threads()
+    monkeypatch.setenv("TRULYMEM_BLAS_THREADS", "0")
+    with pytest.raises(ConfigError, match="between 1 and 256"):
+        blas_threads()
