@@ -9,6 +9,7 @@ answers 401.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 from importlib import resources
@@ -59,9 +60,11 @@ def mount(app: FastAPI, run: Run, context: Context) -> None:
 
     @app.get("/v1/graph", summary="A user's memory as a graph: nodes, facts as edges, at a time (as_of)")
     def whole(request: Request, user_id: str | None = None, as_of: str | None = None,
-              max_nodes: int = graph.DEFAULT_NODES) -> dict[str, Any]:
+              max_nodes: int = graph.DEFAULT_NODES) -> Response:
         ctx = context(request, user_id)
-        return graph.graph_view(ctx.store, ctx.scope, as_of=_when(as_of), max_nodes=max_nodes)
+        view = graph.graph_view(ctx.store, ctx.scope, as_of=_when(as_of), max_nodes=max_nodes)
+        # plain JSON already: FastAPI's encoder would walk 10k+ edges again for nothing
+        return Response(json.dumps(view, ensure_ascii=False, separators=(",", ":")), media_type="application/json")
 
     @app.get("/v1/graph/nodes/{node_id}", summary="One node: its facts, their history and provenance")
     def node(request: Request, node_id: str, user_id: str | None = None, as_of: str | None = None) -> dict[str, Any]:
