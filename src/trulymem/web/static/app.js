@@ -61,9 +61,10 @@ async function reload() {
   window.trulymem.graphMs = performance.now() - t0;
   if (window.trulymem.paintedAt === undefined) window.trulymem.paintedAt = performance.now(); // since navigation
   state.loaded += 1;
-  const more = data.hidden ? `${data.hidden} more nodes: ` + data.clusters.map((c) => `${c.count} ${c.type.replace("Node", "").toLowerCase()}`).join(", ") : "";
+  const kinds = data.clusters.map((c) => `${c.count} ${c.type.replace("Node", "").toLowerCase()}`).join(", ");
   $("graph-status").textContent = `${data.shown.nodes} of ${data.total.nodes} nodes, ${data.shown.facts} of ${data.total.facts} facts`
-    + (state.asOf ? ` as of ${when(state.asOf)}` : "") + (more ? ` (not drawn: ${more}; search or open a node to reach them)` : "");
+    + (state.asOf ? ` as of ${when(state.asOf)}` : "")
+    + (data.hidden ? ` — ${data.hidden} more not drawn${kinds ? ` (${kinds})` : ""}: search or open a node to reach them` : "");
   setState("ready");
   await tasks();
 }
