@@ -40,7 +40,9 @@ def seed(db: Path, user: str = "default") -> None:
         mem.run("task_create", {"task_id": "Plan the trip", "description": "Book the Porto trip"})
 
 
-def create_key(db: Path, user: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "trulymem", "keys", "create", "--user", user, "--db", str(db),
-                          "--json"], capture_output=True, text=True, check=True)
+def create_key(db: Path, user: str | None) -> str:
+    """A user's key, or an admin key (``user=None``), made as a user would: ``trulymem keys create``."""
+    who = ["--user", user] if user else ["--admin"]
+    out = subprocess.run([sys.executable, "-m", "trulymem", "keys", "create", *who, "--db", str(db), "--json"],
+                         capture_output=True, text=True, check=True)
     return str(json.loads(out.stdout)["token"])

@@ -174,6 +174,17 @@ def test_sign_in_with_a_key(page: Any, db_path: Path, tmp_path: Path) -> None:
         page.wait_for_selector("body[data-state=ready]")
         assert page.inner_text("#who") == "memory of alice"
         assert "Porto" in drawn(page)["nodes"]
+        page.get_by_role("button", name="Sign out").click()  # the key leaves the tab
+        page.wait_for_selector("#login[open]")
+
+        admin = create_key(db_path, None)  # an admin key reaches every user: the page asks which
+        page.get_by_label("API key").fill(admin)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_selector("#login[open] >> text=name the user")
+        page.get_by_label("User (admin keys only)").fill("alice")
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_selector("body[data-state=ready]")
+        assert page.inner_text("#who") == "memory of alice"
     finally:
         srv.stop()
 

@@ -157,6 +157,13 @@ new Dream($("dream-review"), $("dream-report"), { onChanged: () => guarded(reloa
 async function start() {
   const who = await guarded(() => get("/v1/graph/session"));
   if (!who) return;
+  if (!who.user_id) { // an admin key reaches every user: it must name one
+    $("login-key").value = sessionStorage.getItem("trulymem.key") || "";
+    $("login-why").textContent = "This is an admin key: name the user whose memory to open.";
+    askKey("");
+    $("login-user").focus();
+    return;
+  }
   $("who").textContent = `memory of ${who.user_id}`;
   $("logout").hidden = !signedIn();
   await guarded(reload);
