@@ -91,6 +91,7 @@ class SQLiteBase(Store):
                 self._tx_rids.clear()
                 self._tx_dirty.clear()
                 self._conn.execute("ROLLBACK")
+                self._rolled_back()
                 raise
             self._depth = 0
             self._tx_rids.clear()
@@ -99,7 +100,11 @@ class SQLiteBase(Store):
                 self._conn.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
                 self._conn.execute("ROLLBACK")
+                self._rolled_back()
                 raise StoreError(f"commit failed: {exc}") from exc
+
+    def _rolled_back(self) -> None:
+        """Called after a rollback: parts that cache rows read inside the transaction drop them."""
 
     def close(self) -> None:
         try:

@@ -1,22 +1,26 @@
-"""Node vectors for the SQLite store: float32 blobs per node and model, exact cosine
-search per user among the searched model's vectors (``settings('embedder')``)."""
+"""Node vectors for the SQLite store: float32 blobs per node and model, cosine search per
+scope among the searched model's vectors (``settings('embedder')``): exact below a size
+threshold, an HNSW index above it, both kept current from the rows written since (see
+``vector_index``)."""
 
 from __future__ import annotations
 
+import hashlib
+import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trulymem.embed.names import mismatch
-from trulymem.errors import Conflict, InvalidInput
+from trulymem.errors import Conflict, InvalidInput, StoreError
 from trulymem.model import Node, Scope
 from trulymem.store.sqlite.connection import SQLiteBase
 from trulymem.store.sqlite.rows import NODE_COLS, chunks, marks, row_to_node, scope_sql
+from trulymem.store.sqlite.vector_index import VectorSet, ann_threshold
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
-
-    from trulymem.embed.base import Matrix
 
 _MODEL = "SELECT value FROM settings WHERE key = 'embedder'"
 
@@ -25,9 +29,25 @@ class VectorMixin(SQLiteBase):
     """Node vectors; ``SQLiteStore.__init__`` sets up their cache (``_vector_state``)."""
 
     def _vector_state(self) -> None:
-        # (scope key, model) -> (data_version, write counter, ids, matrix)
-        self._vec_cache: dict[tuple[Any, ...], tuple[int, int, list[str], Matrix]] = {}
+        # (scope SQL, its params, model) -> the vectors read so far and the (data_version,
+        # write counter) they were last brought up to date at
+        self._vec_sets: dict[tuple[Any, ...], VectorSet] = {}
+        self._vec_seen: dict[tuple[Any, ...], tuple[int, int]] = {}
         self._vec_writes = 0
+
+    def _rolled_back(self) -> None:
+        # Rows read inside the transaction are gone and their rowids will be used again.
+        self._vec_sets.clear()
+        self._vec_seen.clear()
+
+    def close(self) -> None:
+        try:
+            for key, vs in self._vec_sets.items():
+                if self.path != ":memory:":
+                    vs.save(self._index_folder(), self._index_stem(key))
+        except (OSError, RuntimeError):
+            pass  # a missing save costs the next process a rebuild, never a wrong answer
+        super().close()
 
     def embedding_model(self) -> str | None:
         rows = self._q(_MODEL)
@@ -60,11 +80,13 @@ class VectorMixin(SQLiteBase):
         if name == current:  # the node's text changed: vectors other models made of the old text are stale
             self._many("DELETE FROM node_vectors WHERE node_rid = ? AND model != ?",
                        [(rids[nid], name) for nid, _ in items if nid in rids])
+        # Every write takes a new, higher rowid (REPLACE drops the node's old row): searchers in
+        # any process bring their vectors up to date by reading the rows past the last they saw.
+        base = self._q("SELECT coalesce(max(rowid), 0) FROM node_vectors")[0][0]
         self._many(
-            "INSERT INTO node_vectors(node_rid, model, user_id, vec) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT(node_rid, model) DO UPDATE SET vec = excluded.vec",
-            [(rids[nid], name, users[rids[nid]], np.asarray(vec, dtype=np.float32).tobytes())
-             for nid, vec in items if nid in rids],
+            "INSERT OR REPLACE INTO node_vectors(rowid, node_rid, model, user_id, vec) VALUES (?, ?, ?, ?, ?)",
+            [(base + i + 1, rids[nid], name, users[rids[nid]], np.asarray(vec, dtype=np.float32).tobytes())
+             for i, (nid, vec) in enumerate((nid, vec) for nid, vec in items if nid in rids)],
         )
         self._vec_writes += 1
 
@@ -73,6 +95,7 @@ class VectorMixin(SQLiteBase):
         self._q("DELETE FROM node_vectors")
         self._q("DELETE FROM settings WHERE key = 'embedder'")
         self._vec_writes += 1
+        self._vec_sets.clear()
         return n
 
     def drop_vectors(self, keep: Sequence[str], limit: int) -> int:
@@ -142,26 +165,97 @@ class VectorMixin(SQLiteBase):
 
     def vector_search(self, scope: Scope, query: npt.NDArray[np.float32], limit: int,
                       model: str | None = None) -> list[tuple[str, float]]:
-        import numpy as np
-
-        from trulymem.embed.base import cosine_top_k
+        from trulymem.embed.threads import blas_threads, limited
 
         name = model or self.embedding_model()
         where, params = scope_sql(scope, "n")
         key = (where, *params, name)
+        vs = self._current_set(key, scope, name, int(query.shape[0]))
+        if limit <= 0 or not len(vs):
+            return []
+        threads = blas_threads()
+        with limited(threads):
+            if len(vs) >= ann_threshold() and vs.delta:
+                if vs.delta >= ann_threshold():  # a first build, or a large load since: all at once
+                    vs.merge(threads)
+                    if self.path != ":memory:":
+                        self._save_set(key, vs)
+                else:
+                    vs.merge_some(threads)
+            for _ in range(3):
+                found = vs.search(query, limit + 8, threads)
+                ids = self._live_ids([rid for rid, _ in found], name, where, params)
+                gone = [rid for rid, _ in found if rid not in ids]
+                for rid in gone:  # deleted, or its vector dropped, since it was read
+                    vs.forget(rid)
+                out = [(ids[rid], score) for rid, score in found if rid in ids][:limit]
+                if len(out) >= limit or not gone:
+                    return out
+        return out
+
+    def _current_set(self, key: tuple[Any, ...], scope: Scope, model: str | None, dim: int) -> VectorSet:
+        """The scope's vectors, with the rows written since they were last read added."""
         version = self._conn.execute("PRAGMA data_version").fetchone()[0]
-        cached = self._vec_cache.get(key)
-        if cached is None or cached[:2] != (version, self._vec_writes):
-            user = ("v.user_id = ? AND ", [scope.user_id]) if scope.user_id else ("", [])
-            rows = self._q(f"SELECT n.id, v.vec FROM node_vectors v JOIN nodes n ON n.rid = v.node_rid "
-                           f"WHERE {user[0]}v.model = ? AND {where}", [*user[1], name, *params])
-            ids = [r[0] for r in rows]
-            matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-                      if rows else np.zeros((0, query.shape[0]), dtype=np.float32))
-            cached = (version, self._vec_writes, ids, matrix)
-            self._vec_cache[key] = cached
-        ids, matrix = cached[2], cached[3]
-        if matrix.shape[0] and matrix.shape[1] != query.shape[0]:
-            raise Conflict(f"stored vectors have {matrix.shape[1]} dimensions, the query {query.shape[0]}",
-                           field="embedder")
-        return [(ids[i], score) for i, score in cosine_top_k(query, matrix, limit)]
+        vs = self._vec_sets.get(key)
+        if vs is not None and vs.dim != dim:
+            if len(vs):
+                raise Conflict(f"stored vectors have {vs.dim} dimensions, the query {dim}", field="embedder")
+            vs = None
+        if vs is not None and self._vec_seen.get(key) == (version, self._vec_writes):
+            return vs
+        if vs is None:
+            vs = self._load_set(key, dim) or VectorSet(dim)
+            self._vec_sets[key] = vs
+        self._read_rows(vs, scope, model)
+        self._vec_seen[key] = (version, self._vec_writes)
+        return vs
+
+    def _read_rows(self, vs: VectorSet, scope: Scope, model: str | None) -> None:
+        import numpy as np
+
+        where, params = scope_sql(scope, "n")
+        user = ("+v.user_id = ? AND ", [scope.user_id]) if scope.user_id else ("", [])
+        # The rowid range leads (a catch-up reads a few rows, not the user's million); CROSS JOIN
+        # keeps the planner from starting at the user's nodes.
+        sql = (f"SELECT v.rowid, v.node_rid, v.vec FROM node_vectors v CROSS JOIN nodes n ON n.rid = v.node_rid "
+               f"WHERE v.rowid > ? AND {user[0]}+v.model = ? AND {where} ORDER BY v.rowid")
+        try:
+            cur = self._conn.execute(sql, [vs.seen, *user[1], model, *params])
+            while rows := cur.fetchmany(20_000):
+                flat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
+                if flat.size != len(rows) * vs.dim:
+                    raise Conflict(f"stored vectors have {len(rows[0][2]) // 4} dimensions, the query {vs.dim}",
+                                   field="embedder")
+                vs.add([r[0] for r in rows], [r[1] for r in rows], flat.reshape(len(rows), vs.dim))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(str(exc)) from exc
+
+    def _live_ids(self, rids: Sequence[int], model: str | None, where: str, params: Sequence[Any]) -> dict[int, str]:
+        """Node ids of ``rids`` still in the scope with a vector of ``model``."""
+        if not rids:
+            return {}
+        return dict(self._q(
+            f"SELECT n.rid, n.id FROM node_vectors v JOIN nodes n ON n.rid = v.node_rid "
+            f"WHERE v.node_rid IN ({marks(len(rids))}) AND v.model = ? AND {where}", [*rids, model, *params]))
+
+    # --- the index saved beside the database ------------------------------------
+    def _index_folder(self) -> Path:
+        return Path(self.path + ".vectors")
+
+    def _index_stem(self, key: tuple[Any, ...]) -> str:
+        # The first node's id tells this database from another created at the same path.
+        first = self._q("SELECT id FROM nodes ORDER BY rid LIMIT 1")
+        text = repr((first[0][0] if first else "", *key))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+    def _save_set(self, key: tuple[Any, ...], vs: VectorSet) -> None:
+        try:
+            vs.save(self._index_folder(), self._index_stem(key))
+        except (OSError, RuntimeError):
+            pass  # saving only spares the next process a rebuild
+
+    def _load_set(self, key: tuple[Any, ...], dim: int) -> VectorSet | None:
+        if self.path == ":memory:" or not self._index_folder().is_dir():
+            return None
+        newest = int(self._q("SELECT coalesce(max(rowid), 0) FROM node_vectors")[0][0])
+        return VectorSet.load(self._index_folder(), self._index_stem(key), dim, newest)

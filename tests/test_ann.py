@@ -1,0 +1,118 @@
+"""Vector search above the exact threshold: an HNSW index kept current from the rows
+written since it was read (in this process or another), saved beside the database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trulymem import TrulyMem
+from trulymem.embed import HashingEmbedder
+from trulymem.model import Scope
+from trulymem.store.sqlite import SQLiteStore
+
+WORDS = ("river stone lamp orchard violin harbour maple cobalt lantern meadow quartz falcon "
+         "pepper saddle tundra walnut ember glacier").split()
+
+
+def names(n: int) -> list[str]:
+    return [f"{WORDS[i % 18]} {WORDS[(i * 7) % 18]} {WORDS[(i * 11 + 3) % 18]} no{i}" for i in range(n)]
+
+
+def fill(path: Path, n: int) -> TrulyMem:
+    mem = TrulyMem(path, user_id="u", embedder="hashing")
+    items = names(n)
+    for i in range(0, n, 500):
+        mem.commit([{"subject": x, "relation": "is", "object": "thing"} for x in items[i:i + 500]])
+    return mem
+
+
+def exact(mem: TrulyMem, query: np.ndarray, k: int) -> list[str]:
+    rows = mem.store._q("SELECT n.id, v.vec FROM node_vectors v JOIN nodes n ON n.rid = v.node_rid")  # type: ignore[attr-defined]
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    order = np.argsort(-(matrix @ query), kind="stable")[:k]
+    return [rows[i][0] for i in order]
+
+
+@pytest.fixture
+def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRULYMEM_ANN_THRESHOLD", "100")
+
+
+def test_above_the_threshold_search_uses_the_index_and_agrees_with_exact(db_path: Path, small_threshold: None) -> None:
+    mem = fill(db_path, 600)
+    emb = HashingEmbedder()
+    hits = 0
+    for name in names(600)[::37]:
+        q = emb.embed_query(name)
+        got = mem.store.vector_search(mem.scope, q, 10)
+        assert got[0][1] >= got[-1][1]
+        hits += len({i for i, _ in got} & set(exact(mem, q, 10)))
+    (vs,) = mem.store._vec_sets.values()  # type: ignore[attr-defined]
+    assert vs.index is not None and len(vs.index) >= 600
+    assert hits / (10 * len(names(600)[::37])) >= 0.9  # recall@10 of the index against exact
+    mem.close()
+
+
+def test_a_write_is_added_not_reloaded_and_found_at_once(db_path: Path, small_threshold: None) -> None:
+    mem = fill(db_path, 300)
+    emb = HashingEmbedder()
+    mem.store.vector_search(mem.scope, emb.embed_query("x"), 5)
+    (vs,) = mem.store._vec_sets.values()  # type: ignore[attr-defined]
+    seen = vs.seen
+    mem.commit([{"subject": "zeppelin quasar", "relation": "is", "object": "thing"}])
+    got = mem.store.vector_search(mem.scope, emb.embed_query("zeppelin quasar"), 3)
+    node = mem.store._q("SELECT id FROM nodes WHERE name = 'zeppelin quasar'")[0][0]  # type: ignore[attr-defined]
+    assert got[0][0] == node
+    (same,) = mem.store._vec_sets.values()  # type: ignore[attr-defined]
+    assert same is vs and vs.seen > seen  # the same set, brought up to date by rowid
+    mem.close()
+
+
+def test_writes_of_another_connection_and_deletes_are_seen(db_path: Path, small_threshold: None) -> None:
+    mem = fill(db_path, 300)
+    emb = HashingEmbedder()
+    assert mem.store.vector_search(mem.scope, emb.embed_query("x"), 5)
+    other = TrulyMem(db_path, user_id="u", embedder="hashing")
+    other.commit([{"subject": "zeppelin quasar", "relation": "is", "object": "thing"}])
+    node = mem.store._q("SELECT id FROM nodes WHERE name = 'zeppelin quasar'")[0][0]  # type: ignore[attr-defined]
+    assert mem.store.vector_search(mem.scope, emb.embed_query("zeppelin quasar"), 3)[0][0] == node
+    other.store._q("DELETE FROM node_vectors WHERE node_rid = (SELECT rid FROM nodes WHERE id = ?)", (node,))  # type: ignore[attr-defined]
+    assert node not in {i for i, _ in mem.store.vector_search(mem.scope, emb.embed_query("zeppelin quasar"), 3)}
+    other.close()
+    mem.close()
+
+
+def test_the_index_is_saved_and_read_back_with_the_rows_since(db_path: Path, small_threshold: None) -> None:
+    mem = fill(db_path, 300)
+    emb = HashingEmbedder()
+    before = mem.store.vector_search(mem.scope, emb.embed_query(names(300)[5]), 5)
+    mem.close()
+    assert list(Path(str(db_path) + ".vectors").glob("*.usearch"))
+    again = TrulyMem(db_path, user_id="u", embedder="hashing")
+    again.commit([{"subject": "zeppelin quasar", "relation": "is", "object": "thing"}])
+    assert again.store.vector_search(again.scope, emb.embed_query(names(300)[5]), 5)[0] == before[0]
+    (vs,) = again.store._vec_sets.values()  # type: ignore[attr-defined]
+    assert vs.merged > 0 and vs.delta <= 2  # read back, not rebuilt: only the new rows were read
+    node = again.store._q("SELECT id FROM nodes WHERE name = 'zeppelin quasar'")[0][0]  # type: ignore[attr-defined]
+    assert again.store.vector_search(again.scope, emb.embed_query("zeppelin quasar"), 1)[0][0] == node
+    again.close()
+
+
+def test_rows_read_inside_a_rolled_back_transaction_are_forgotten(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    mem = TrulyMem(store, user_id="u", embedder="hashing")
+    mem.commit([{"subject": "alpha", "relation": "is", "object": "beta"}])
+    emb = HashingEmbedder()
+    scope = Scope(user_id="u")
+    with pytest.raises(RuntimeError), store.transaction():
+        mem.run("memory_commit", {"triplets": [{"subject": "zeppelin", "relation": "is", "object": "gamma"}]})
+        assert store.vector_search(scope, emb.embed_query("zeppelin"), 1)
+        raise RuntimeError("roll back")
+    mem.commit([{"subject": "delta", "relation": "is", "object": "epsilon"}])
+    found = {i for i, _ in store.vector_search(scope, emb.embed_query("zeppelin"), 10)}
+    live = {r[0] for r in store._q("SELECT id FROM nodes")}
+    assert found <= live
+    mem.close()
