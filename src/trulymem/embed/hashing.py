@@ -51,14 +51,19 @@ class HashingEmbedder(Embedder):
         return hit
 
     def _embed(self, texts: Sequence[str], kind: Kind) -> Matrix:
+        # Columns without their row offset, one length per text: the offsets are added by numpy
+        # (a per-item generator here was a quarter of the hashing embedder's time on LoCoMo ingest).
         flat: list[int] = []
         weights: list[float] = []
-        for row, text in enumerate(texts):
-            base = row * self.dim
+        lengths: list[int] = []
+        for text in texts:
+            start = len(flat)
             for tok in tokens(text):
                 cols, ws = self._token(tok)
-                flat.extend(base + c for c in cols)
-                weights.extend(ws)
-        sums = np.bincount(np.asarray(flat, dtype=np.int64), weights=np.asarray(weights, dtype=np.float64),
+                flat += cols
+                weights += ws
+            lengths.append(len(flat) - start)
+        rows = np.repeat(np.arange(len(texts), dtype=np.int64) * self.dim, lengths)
+        sums = np.bincount(np.asarray(flat, dtype=np.int64) + rows, weights=np.asarray(weights, dtype=np.float64),
                            minlength=len(texts) * self.dim)
         return sums.reshape(len(texts), self.dim).astype(np.float32)
