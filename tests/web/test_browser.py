@@ -149,6 +149,7 @@ def test_chat_one_turn_streamed_with_its_trace(page: Any, db_path: Path, tmp_pat
             page.locator("#chat-log details.trace summary").click()
             trace = page.inner_text("#chat-log details.trace")
             assert "memory_commit ✓" in trace and "facts: 1" in trace
+            assert "user likes rock" in trace and "task Plan the trip [in_progress]" in trace  # what was recalled
             page.wait_for_function("() => window.trulymem.drawn().nodes.includes('jazz')")  # the graph followed
             assert page.evaluate("window.trulymem.firstToken") is not None
             page.screenshot(path=str(tmp_path / "chat.png"))

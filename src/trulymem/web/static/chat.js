@@ -5,7 +5,12 @@ import { h } from "./dom.js";
 
 function trace(t) {
   const r = t.recalled || {};
-  const recalled = [...(r.memories || []), ...(r.tasks || []).map((x) => `task ${x}`)];
+  // memories come as the prompt's text ("Facts:\n- user likes rock"): one item per line
+  const lines = (text) => (typeof text === "string" ? text.split("\n") : Array.isArray(text) ? text : [])
+    .map((l) => String(l).replace(/^- /, "").trim()).filter((l) => l && !l.endsWith(":"));
+  const persona = Object.entries(r.persona || {}).map(([k, v]) => `persona ${k}: ${v}`);
+  const recalled = [...persona, ...(r.tasks || []).map((x) => `task ${x}`), ...lines(r.memories),
+                    ...lines(r.last_turns).map((x) => `earlier: ${x}`)];
   const written = Object.entries(t.written || {}).filter(([, v]) => v.length).map(([k, v]) => `${k}: ${v.length}`);
   return h("details", { class: "trace" }, h("summary", {}, "What memory did this turn"),
     h("h4", {}, "Recalled"), h("ul", {}, recalled.length ? recalled.map((m) => h("li", {}, m)) : h("li", {}, "nothing")),
