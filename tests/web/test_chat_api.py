@@ -40,7 +40,8 @@ def test_streamed_turn_tokens_then_done_with_the_trace(db_path: Path) -> None:
             assert res.status_code == 200 and res.headers["content-type"].startswith("text/event-stream")
             got = events(list(res.iter_lines()))
     kinds = [e for e, _ in got]
-    assert kinds[0] == "token" and kinds[-1] == "done" and "error" not in kinds
+    assert kinds[0] == "tool" and kinds[-1] == "done" and "error" not in kinds and "token" in kinds
+    assert got[0][1]["name"] == "memory_commit" and got[0][1]["ok"]  # told as it finished, before the reply
     assert "".join(d["text"] for e, d in got if e == "token") == "Noted, jazz it is."
     done = got[-1][1]
     assert done["reply"] == "Noted, jazz it is."

@@ -2,7 +2,8 @@
 
 The body is ``{"message": "...", "session_id"?, "user_id"?, "stream"?: true}``. Streamed
 (the default), the answer is server-sent events: ``token`` events with the reply's text
-as the model writes it, then one ``done`` event with the reply and the turn's trace
+as the model writes it, a ``tool`` event as each tool call finishes (its name, arguments,
+result or error), then one ``done`` event with the reply and the turn's trace
 (what was recalled, which tools were called, what was written), or one ``error``
 event in the API's error shape. With ``"stream": false`` it is one JSON object
 ``{"reply", "trace"}``. The turn runs in a worker thread; the model is the server's
@@ -47,14 +48,30 @@ def _check(payload: dict[str, Any]) -> tuple[str, str | None, bool]:
     return message, session, stream
 
 
-def _turn(ctx: ToolContext, llm: LLM, message: str, session: str | None,
-          on_text: Callable[[str], None] | None) -> dict[str, Any]:
+def _agent(memory: Any, llm: LLM, session: str, on_tool: Callable[[dict[str, Any]], None] | None) -> Any:
     from trulymem.agent import Agent
+
+    class Reporting(Agent):
+        """The runtime, telling each tool call as it finishes (so a client can follow the writes)."""
+
+        def _run_calls(self, calls: Any, st: Any, text: str, trace: Any) -> None:
+            done = len(trace.tools)
+            super()._run_calls(calls, st, text, trace)
+            for call in trace.tools[done:]:
+                if on_tool is not None:
+                    on_tool(call.model_dump(mode="json"))
+
+    # rules only: a second model call after each reply (summaries) would cost the server's model a turn more
+    return Reporting(memory, llm, session_id=session, extract="rules")
+
+
+def _turn(ctx: ToolContext, llm: LLM, message: str, session: str | None,
+          on_text: Callable[[str], None] | None,
+          on_tool: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     from trulymem.graph import TrulyMem
 
     memory = TrulyMem(ctx.store, scope=ctx.scope.writable(), embedder=ctx.embedder)
-    # rules only: a second model call after each reply (summaries) would cost the server's model a turn more
-    agent = Agent(memory, llm, session_id=session or "web", extract="rules")
+    agent = _agent(memory, llm, session or "web", on_tool)
     try:
         res = agent.turn(message, on_text=on_text)
     finally:
@@ -66,16 +83,22 @@ def _sse(event: str, data: Any) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n".encode()
 
 
-async def _events(run: Callable[[Callable[[str], None] | None], dict[str, Any]]) -> AsyncIterator[bytes]:
+Runner = Callable[[Callable[[str], None], Callable[[dict[str, Any]], None]], dict[str, Any]]
+
+
+async def _events(run: Runner) -> AsyncIterator[bytes]:
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
 
     def on_text(text: str) -> None:
         loop.call_soon_threadsafe(queue.put_nowait, ("token", {"text": text}))
 
+    def on_tool(call: dict[str, Any]) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, ("tool", call))
+
     async def work() -> None:
         try:
-            done = await run_in_threadpool(run, on_text)
+            done = await run_in_threadpool(run, on_text, on_tool)
             queue.put_nowait(("done", done))
         except TrulyMemError as exc:
             queue.put_nowait(("error", {"error": exc.to_dict()}))
@@ -107,8 +130,8 @@ def mount(app: FastAPI, context: Context, llm: LLM | None) -> None:
         if not stream:
             return await run_in_threadpool(_turn, ctx, llm, message, session, None)
 
-        def run(on_text: Callable[[str], None] | None) -> dict[str, Any]:
-            return _turn(ctx, llm, message, session, on_text)
+        def run(on_text: Callable[[str], None], on_tool: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+            return _turn(ctx, llm, message, session, on_text, on_tool)
 
         return StreamingResponse(_events(run), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -146,6 +146,7 @@ for (const t of tabs) {
 
 // --- chat and dream -------------------------------------------------------------------
 new Chat($("chat-form"), $("chat-log"), {
+  onWrite: () => guarded(reload), // live: the graph follows each write of the turn
   onTurn: async (trace) => {
     await guarded(reload);
     view.mark("fresh", [], trace.written.facts || []);

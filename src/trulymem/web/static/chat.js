@@ -21,11 +21,15 @@ function trace(t) {
     (t.extracted || []).length ? h("p", {}, `Stated facts stored: ${t.extracted.join("; ")}`) : "");
 }
 
+// tools whose success changes the graph: it is redrawn while the turn goes on
+const WRITES = new Set(["memory_commit", "memory_purge", "task_create", "task_set_state", "persona_set"]);
+
 export class Chat {
-  constructor(form, log, { onTurn }) {
+  constructor(form, log, { onTurn, onWrite }) {
     this.form = form;
     this.log = log;
     this.onTurn = onTurn;
+    this.onWrite = onWrite;
     this.session = `web-${Date.now().toString(36)}`;
     form.addEventListener("submit", (ev) => { ev.preventDefault(); this.send(); });
     form.querySelector("textarea").addEventListener("keydown", (ev) => {
@@ -49,7 +53,11 @@ export class Chat {
         if (event === "token") {
           body.append(data.text);
           if (first) { first = false; window.trulymem.firstToken = performance.timeOrigin + performance.now(); }
+        } else if (event === "tool") {
+          bubble.append(h("p", { class: "muted tool" }, `${data.name} ${data.ok ? "✓" : "✗"}`));
+          if (data.ok && WRITES.has(data.name)) this.onWrite();
         } else if (event === "done") {
+          bubble.querySelectorAll("p.tool").forEach((p) => p.remove());
           body.textContent = data.reply;
           bubble.append(trace(data.trace));
           this.onTurn(data.trace);
