@@ -74,6 +74,10 @@ def test_graph_search_node_and_time(page: Any, served: Served, tmp_path: Path, r
     page.wait_for_selector("body[data-state=ready]")
     then = drawn(page)
     assert "Lisbon" in then["nodes"] and "Porto" not in then["nodes"] and "Acme" not in then["nodes"]
+    page.locator("#results .result", has_text="lives_in").first.click()  # the node panel follows the slider
+    page.wait_for_selector("#panel-node h3 >> text=Facts then")
+    then_facts = page.locator("#panel-node ul.facts").first.inner_text()
+    assert "lives_in Lisbon" in then_facts and "Porto" not in then_facts
     page.screenshot(path=str(tmp_path / "as_of.png"))
     assert all(u.startswith(served.url) for u in requests_seen.seen)
     assert (tmp_path / "graph.png").stat().st_size > 0

@@ -43,22 +43,33 @@ export class Panel {
   render(d) {
     const n = d.node;
     const title = h("h2", { id: "node-title", tabindex: "-1" }, n.name);
-    const facts = d.facts.map((f) => this.factItem(f, n.id));
-    const past = d.history.map((f) => h("li", { class: "past" },
-      h("span", { class: "fact-text" }, `${f.subject} ${f.relation} ${f.object}`),
-      h("span", { class: "muted" }, f.superseded_by ? ` — replaced ${when(f.invalid_at)}` : ` — forgotten ${when(f.invalid_at)}`),
-      provenance(f)));
+    const every = [...d.facts, ...d.history];
+    // with the time slider in the past: the facts valid then, and the rest as history
+    const then = every.some((f) => f.valid_then !== undefined);
+    const shown = then ? every.filter((f) => f.valid_then) : d.facts;
+    const rest = then ? every.filter((f) => !f.valid_then) : d.history;
+    const facts = shown.map((f) => (f.valid ? this.factItem(f, n.id) : this.pastItem(f)));
+    const past = rest.map((f) => this.pastItem(f));
     this.root.replaceChildren(
       title,
       h("p", { class: "type" }, h("span", { class: `dot t-${n.type}`, "aria-hidden": "true" }), n.type.replace("Node", "").toLowerCase(),
         ` · created ${when(n.created_at)}`),
       n.summary ? h("p", { class: "summary" }, n.summary) : "",
-      h("h3", {}, `Facts (${d.facts.length})`),
-      h("ul", { class: "facts", "aria-label": "Current facts" }, facts.length ? facts : h("li", {}, "None now.")),
-      h("h3", {}, `History (${d.history.length})`),
+      h("h3", {}, `${then ? "Facts then" : "Facts"} (${shown.length})`),
+      h("ul", { class: "facts", "aria-label": then ? "Facts valid at the chosen time" : "Current facts" },
+        facts.length ? facts : h("li", {}, "None.")),
+      h("h3", {}, `History (${rest.length})`),
       h("ul", { class: "facts", "aria-label": "Earlier versions and forgotten facts" }, past.length ? past : h("li", {}, "No earlier versions.")),
     );
     title.focus();
+  }
+
+  pastItem(f) {
+    return h("li", { class: "past" },
+      h("span", { class: "fact-text" }, `${f.subject} ${f.relation} ${f.object}`),
+      f.valid ? h("span", { class: "muted" }, " — current now")
+              : h("span", { class: "muted" }, f.superseded_by ? ` — replaced ${when(f.invalid_at)}` : ` — forgotten ${when(f.invalid_at)}`),
+      provenance(f));
   }
 
   factItem(f, here) {
