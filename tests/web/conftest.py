@@ -79,6 +79,8 @@ def page(browser_context: Any, requests_seen: Requests, tmp_path: Path) -> Itera
     pg = browser_context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    # the page's Content-Security-Policy blocks anything it does not expect: each block is a failure
+    pg.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
     pg.set_default_timeout(20_000)
     yield pg
     pg.screenshot(path=str(tmp_path / "last.png"))

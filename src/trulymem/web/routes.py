@@ -32,8 +32,11 @@ from trulymem.web import edits, graph
 Context = Callable[[Request, str | None], ToolContext]
 Run = Callable[..., Any]
 STATIC = Path(str(resources.files("trulymem.web") / "static"))
-# the page loads nothing from elsewhere: a script or image from another origin is refused by the browser
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+# the page loads nothing from elsewhere: a script or image from another origin is refused by the browser.
+# The one inline style allowed is the stylesheet cytoscape.js injects for its container (by its hash:
+# update it with the library — the browser's console names the new one).
+CYTOSCAPE_STYLE = "'sha256-pgvDUBa4IjFA2yuSJ2cqcyxmNYJMborsd0ORcRv9vw8='"
+CSP = (f"default-src 'self'; script-src 'self'; style-src 'self' {CYTOSCAPE_STYLE}; img-src 'self' data: blob:; "
        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
 
