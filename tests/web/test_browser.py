@@ -224,3 +224,8 @@ def test_accessibility_labels_and_keyboard(page: Any, served: Served) -> None:
     page.keyboard.press("+")
     page.keyboard.press("ArrowLeft")
     assert page.evaluate("window.trulymem.drawn().nodes.length") == before
+    page.keyboard.press("n")  # the best-connected node first, read out
+    assert page.inner_text("#graph-focus").startswith("user (entity")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement && document.activeElement.id === 'node-title'")
+    assert page.inner_text("#node-title") == "user"

@@ -45,6 +45,9 @@ async function guarded(fn) {
 
 // --- the graph -----------------------------------------------------------------
 const view = new GraphView($("graph"), (id) => openNode(id));
+view.onFocusNode = (name, type, degree) => { // what keyboard users reach with n / N, read out
+  $("graph-focus").textContent = `${name} (${type.replace("Node", "").toLowerCase()}, ${degree} facts): Enter opens it`;
+};
 // what is drawn, for tests and the benchmark
 window.trulymem.drawn = () => (view.cy ? {
   nodes: view.cy.nodes().map((n) => n.data("label")), edges: view.cy.edges().map((e) => e.data("label")),

@@ -193,6 +193,16 @@ export class GraphView {
       this.cy.zoom({ level: this.cy.zoom() / 1.25, renderedPosition: this.middle() });
     } else if (ev.key === "0") {
       this.cy.fit(undefined, 30);
+    } else if (ev.key === "n" || ev.key === "N") { // walk the nodes, best connected first
+      const order = this.cy.nodes().sort((a, b) => b.degree() - a.degree());
+      if (!order.length) return;
+      this.cursor = ((this.cursor ?? -1) + (ev.key === "n" ? 1 : order.length - 1)) % order.length;
+      const node = order[this.cursor];
+      this.select(node.id());
+      this.onFocusNode?.(node.data("label"), node.data("type"), node.degree());
+    } else if (ev.key === "Enter") {
+      const picked = this.cy.$("node:selected");
+      if (picked.length) this.onOpen(picked[0].id());
     } else {
       return;
     }
