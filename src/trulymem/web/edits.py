@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from trulymem.errors import Conflict, InvalidInput, NotFound
+from trulymem.errors import Conflict, InvalidInput, NotFound, TrulyMemError
 from trulymem.model import EdgeKind, Fact, Node, Scope, new_id, to_json
 from trulymem.store.base import Change, FactQuery, NodeQuery, Run, Store
 from trulymem.tools import ToolContext, call_tool
@@ -33,15 +33,23 @@ def _facts(store: Store, ids: list[str]) -> dict[str, Fact]:
 
 
 def _run_tool(ctx: ToolContext, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A tool's result, or its error raised again as the typed error it was (the transaction rolls back)."""
     res = call_tool(name, ctx, args)
     if not res.ok:
         err = res.error or {}
-        from trulymem.errors import TrulyMemError
-
-        exc_type = {"invalid_input": InvalidInput, "not_found": NotFound, "conflict": Conflict}.get(
-            str(err.get("type")), TrulyMemError)
-        raise exc_type(str(err.get("message")), field=err.get("field"))
+        raise _typed(str(err.get("type")))(str(err.get("message")), field=err.get("field"))
     return res.result or {}
+
+
+def _typed(code: str) -> type[TrulyMemError]:
+    """The error class whose ``code`` a tool's error result carries."""
+    todo: list[type[TrulyMemError]] = [TrulyMemError]
+    while todo:
+        cls = todo.pop()
+        if cls.code == code:
+            return cls
+        todo += cls.__subclasses__()
+    return TrulyMemError
 
 
 def correct(ctx: ToolContext, fact_id: str, action: Action, text: str | None = None) -> dict[str, Any]:
