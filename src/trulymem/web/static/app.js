@@ -54,10 +54,12 @@ window.trulymem.drawn = () => (view.cy ? {
   matched: view.cy.$(".match").length, fresh: view.cy.$(".fresh").length } : null);
 const panel = new Panel($("panel-node"), { onChanged: () => reload(), onOpen: (id) => openNode(id), asOf: () => state.asOf });
 
-async function reload() {
+const graphOf = () => get("/v1/graph", { as_of: state.asOf, max_nodes: $("detail").value });
+
+async function reload(pending) {
   const t0 = performance.now();
   setState("loading");
-  const data = await get("/v1/graph", { as_of: state.asOf, max_nodes: $("detail").value });
+  const data = await (pending || graphOf());
   window.trulymem.fetchMs = performance.now() - t0;
   if (!state.first && data.first) state.first = Date.parse(data.first);
   await view.show(data);
@@ -159,6 +161,8 @@ new Dream($("dream-review"), $("dream-report"), { onChanged: () => guarded(reloa
 
 // --- start ---------------------------------------------------------------------------------
 async function start() {
+  const graph = graphOf(); // asked at once, beside the session: the first paint waits for one round trip
+  graph.catch(() => {}); // an answer of 401 is handled through the session's
   const who = await guarded(() => get("/v1/graph/session"));
   if (!who) return;
   if (!who.user_id) { // an admin key reaches every user: it must name one
@@ -170,7 +174,7 @@ async function start() {
   }
   $("who").textContent = `memory of ${who.user_id}`;
   $("logout").hidden = !signedIn();
-  await guarded(reload);
+  await guarded(() => reload(graph));
 }
 
 legend($("legend"));

@@ -89,8 +89,8 @@ function positions(nodes, edges) {
 
 function elements(data) {
   const pos = data.nodes.length > 150 ? positions(data.nodes, data.edges) : null;
-  // the 300 best-connected nodes keep their labels and size on a big graph
-  const hubs = new Set([...data.nodes].sort((a, b) => b.degree - a.degree).slice(0, 300).map((n) => n.id));
+  // the 150 best-connected nodes keep their labels and size on a big graph
+  const hubs = new Set([...data.nodes].sort((a, b) => b.degree - a.degree).slice(0, 150).map((n) => n.id));
   const els = [];
   for (const n of data.nodes) {
     els.push({ group: "nodes", data: { id: n.id, label: n.name, type: n.type, hub: hubs.has(n.id),
