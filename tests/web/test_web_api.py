@@ -158,3 +158,29 @@ def test_a_users_key_reaches_only_that_user(db_path: Path) -> None:
 def graph_of(db: Path, user: str) -> str:
     with TrulyMem(db, user_id=user) as mem:
         return str(edge(graph_view(mem.store, mem.scope), "likes")["id"])
+
+
+@pytest.mark.parametrize(("method", "path", "params", "body"), [
+    ("GET", "/v1/graph", {"max_nodes": "many"}, None),
+    ("GET", "/v1/graph", {"max_nodes": 10**9}, None),
+    ("GET", "/v1/graph/nodes/x", {"as_of": "2026-13-45"}, None),
+    ("POST", "/v1/graph/search", {}, ["not", "an", "object"]),
+    ("POST", "/v1/graph/search", {}, {"query_intent": "x" * 100_000}),
+    ("POST", "/v1/graph/search", {}, {"query_intent": "rock", "limit": -1}),
+    ("POST", "/v1/graph/corrections", {}, {"fact_id": 7, "action": "forget"}),
+    ("POST", "/v1/graph/corrections", {}, {"fact_id": "FACT", "action": "edit", "text": 42}),
+    ("POST", "/v1/graph/corrections", {}, {"fact_id": "FACT", "action": "edit", "text": "x" * 10_000}),
+    ("POST", "/v1/graph/corrections/nope/undo", {}, None),
+    ("POST", "/v1/graph/dream/undo", {}, {"run_id": "nope"}),
+    ("GET", "/v1/graph/corrections", {"limit": "all"}, None),
+])
+def test_bad_requests_answer_one_typed_error(client: TestClient, method: str, path: str, params: dict[str, Any],
+                                            body: Any) -> None:
+    fact = edge(client.get("/v1/graph").json(), "likes")
+    if isinstance(body, dict):
+        body = {k: fact["id"] if v == "FACT" else v for k, v in body.items()}
+    before = client.get("/v1/graph").json()
+    res = client.request(method, path, params=params, json=body)
+    assert 400 <= res.status_code < 500, res.text
+    assert set(res.json()["error"]) >= {"type", "message"}
+    assert client.get("/v1/graph").json() == before
