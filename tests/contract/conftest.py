@@ -125,6 +125,12 @@ def db(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator
 
 
 @pytest.fixture
+def db_path(db: str) -> str:
+    """The original modules' database location, now per backend (a path or a URL, as text)."""
+    return db
+
+
+@pytest.fixture
 def mem(db: str, clock: Clock) -> Iterator[TrulyMem]:
     m = TrulyMem(db, user_id="alice", clock=clock)
     yield m

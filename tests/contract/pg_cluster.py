@@ -74,6 +74,7 @@ class Cluster:
         if self._user is not None:
             entry = pwd.getpwnam(self._user)
             os.chown(self.sock, entry.pw_uid, entry.pw_gid)
+            self._reachable(entry)
         init = self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
                          "--locale=C.UTF-8", "--no-sync")
         if init.returncode != 0:
@@ -89,6 +90,17 @@ class Cluster:
             raise ClusterError(f"pg_ctl start failed: {ctl.stderr.strip()} {log}")
         self._wait()
         return self
+
+    def _reachable(self, entry: pwd.struct_passwd) -> None:
+        """A pip-installed server under /root cannot be run by the server's user: copy the
+        install (binaries, libraries, extensions; ~40 MB) beside the cluster."""
+        probe = subprocess.run(["runuser", "-u", entry.pw_name, "--", "test", "-x", str(self.bindir / "postgres")],
+                               capture_output=True, check=False)
+        if probe.returncode == 0:
+            return
+        copy = self.dir / "pginstall"
+        shutil.copytree(self.bindir.parent, copy, symlinks=True)
+        self.bindir = copy / "bin"
 
     def _wait(self) -> None:
         deadline = time.monotonic() + 30

@@ -22,7 +22,6 @@ from trulymem.store.base import Store
 
 if TYPE_CHECKING:
     import psycopg
-    import psycopg_pool
 
 EXTRA = 'the PostgreSQL backend needs its extra: pip install "trulymem[postgres]"'
 
@@ -68,7 +67,7 @@ class PostgresBase(Store):
         self.url = url
         self._errors = psycopg.errors
         self._psycopg = psycopg
-        self._pool: psycopg_pool.ConnectionPool[Any] = psycopg_pool.ConnectionPool(
+        self._pool: Any = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, timeout=timeout_s, open=False,
             kwargs={"autocommit": True, "options": "-c TimeZone=UTC -c lock_timeout=60000"},
         )

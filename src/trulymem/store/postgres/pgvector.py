@@ -82,7 +82,7 @@ class PgvectorMixin(VectorMixin):
         with self.transaction(write=False):
             # relaxed iterative scans keep walking the graph until the filter has filled the limit
             self._q("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            self._q("SET LOCAL hnsw.ef_search = %s" % max(40, min(1000, 2 * limit)))
+            self._q(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, 2 * limit))}")
             rows = self._q(sql, (q, model, *params, q, limit))
         found = [(str(r[0]), float(r[1])) for r in rows]
         found.sort(key=lambda x: -x[1])  # relaxed order: exact distances, re-sorted

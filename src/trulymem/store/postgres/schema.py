@@ -8,7 +8,7 @@ per user (settings, locks, schema_migrations) are small reference tables.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trulymem.errors import SchemaError
 
@@ -165,7 +165,7 @@ LATEST = MIGRATIONS[-1][0]
 _LOCK = 7_362_001  # advisory lock: one process migrates at a time
 
 
-def migrate(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
+def migrate(conn: psycopg.Connection[Any]) -> list[int]:
     """Apply pending migrations, each in its own transaction; returns the versions applied.
 
     A transaction-scoped advisory lock serialises processes opening one new database."""

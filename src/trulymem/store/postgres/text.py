@@ -22,6 +22,7 @@ from trulymem.text import tokens
 
 _MAX_POS = 16_383  # PostgreSQL's largest tsvector position
 _CACHE_MAX = 200_000
+_MAX_BYTES = 2_000
 _CJK_ONE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
 
 
@@ -56,6 +57,8 @@ _STEMMER = _Stemmer()
 
 
 def _quote(term: str) -> str:
+    if len(term) > 500:  # PostgreSQL's longest lexeme is 2,046 bytes: cut both sides alike
+        term = term.encode()[:_MAX_BYTES].decode(errors="ignore")
     return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
