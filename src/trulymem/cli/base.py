@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("memory", "Every version of SUBJECT's facts (optionally one RELATION), oldest first."),
     "import": ("database", "Read JSON lines written by `export` (all or nothing; identical rows are skipped)."),
     "keys": ("serve", "API keys for `trulymem serve` (stored hashed in the database)."),
+    "migrate": ("migrate", "Copy a whole database to another backend, exactly (SQLite <-> PostgreSQL)."),
     "mcp": ("serve", "Serve the memory tools over MCP on stdio (for Claude Desktop, Cursor, Claude Code …)."),
     "persona": ("working", "The AI's persona."),
     "purge": ("memory", "Invalidate (soft), correct (supersede) or delete (hard) facts matching ALL criteria."),
