@@ -12,7 +12,7 @@ const $ = (id) => document.getElementById(id);
 // timings the benchmark and the tests read (ms since page start, or epoch ms for tokens)
 window.trulymem = { graphMs: null, searchMs: null, firstToken: null };
 
-const state = { first: null, asOf: null, loaded: 0 };
+const state = { first: null, asOf: null };
 
 function setState(s) { document.body.dataset.state = s; }
 
@@ -65,7 +65,6 @@ async function reload(pending) {
   await view.show(data);
   window.trulymem.graphMs = performance.now() - t0;
   if (window.trulymem.paintedAt === undefined) window.trulymem.paintedAt = performance.now(); // since navigation
-  state.loaded += 1;
   const kinds = data.clusters.map((c) => `${c.count} ${c.type.replace("Node", "").toLowerCase()}`).join(", ");
   $("graph-status").textContent = `${data.shown.nodes} of ${data.total.nodes} nodes, ${data.shown.facts} of ${data.total.facts} facts`
     + (state.asOf ? ` as of ${when(state.asOf)}` : "")

@@ -35,7 +35,7 @@ export class Dream {
       };
       return h("li", { dataset: { key: `${c.a}:${c.b}` } },
         h("fieldset", {}, h("legend", {}, `Conflict ${i + 1}: ${c.topic || ""}`),
-          h("p", { class: "muted" }, c.why || ""),
+          h("p", { class: "muted" }, c.suggested ? `Suggested: ${c.suggested}${c.why ? ` (${c.why})` : ""}` : (c.why || "No suggestion.")),
           choice("A", `A: keep “${c.a_text}”`), choice("B", `B: keep “${c.b_text}”`), choice("skip", "Skip (keep both)")));
     });
     const apply = h("button", { type: "button", onclick: () => this.apply() }, "Apply");
