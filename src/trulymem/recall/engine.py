@@ -170,9 +170,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         if len(c.facts) >= cfg.max_facts:
             break
         fresh = [n for n, h in c.node_hop.items() if h == hop and n not in expanded]
-        known.update(_load(store, user_scope, [n for n in fresh if n not in known], q.as_of))
-        frontier = _best(c, [n for n in fresh if n in known and (hop == 0 or known[n].type != NodeType.STATE)],
-                         cfg.frontier)
+        frontier = _frontier(store, user_scope, c, fresh, known, hop, cfg.frontier, q.as_of)
         if not frontier:
             break
         expanded.update(frontier)
@@ -266,5 +264,17 @@ def _load(store: Store, scope: Scope, ids: list[str], as_of: datetime | None) ->
     return {n.id: n for n in store.nodes(NodeQuery(scope=scope, ids=ids, created_before=as_of))}
 
 
-def _best(c: _Collector, ids: list[str], k: int) -> list[str]:
-    return sorted(ids, key=lambda i: -c.node_score[i])[:k]
+def _frontier(store: Store, scope: Scope, c: _Collector, fresh: list[str], known: dict[str, Node], hop: int,
+              k: int, as_of: datetime | None) -> list[str]:
+    """The best ``k`` of ``fresh`` that exist (as of ``as_of``) and may be expanded (past hop 0,
+    not a state node). Nodes are loaded best first, ``k`` at a time, until ``k`` qualify: at
+    depth 2 a hop reaches ~100 nodes and expands 16, so most are never read."""
+    out: list[str] = []
+    ranked = sorted(fresh, key=lambda i: -c.node_score[i])
+    for start in range(0, len(ranked), k):
+        chunk = ranked[start : start + k]
+        known.update(_load(store, scope, [n for n in chunk if n not in known], as_of))
+        out += [n for n in chunk if n in known and (hop == 0 or known[n].type != NodeType.STATE)]
+        if len(out) >= k:
+            break
+    return out[:k]
