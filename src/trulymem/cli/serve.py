@@ -14,7 +14,7 @@ from trulymem.cli.base import Ctx, common, err, fail, main, out
 from trulymem.config import ServerSettings
 from trulymem.errors import ConfigError
 from trulymem.keys import any_active, create_key, list_keys, revoke_key
-from trulymem.store import Store, open_store
+from trulymem.store import Store, open_store, shown
 from trulymem.tools import anthropic_tools, openai_tools
 
 
@@ -57,8 +57,11 @@ def _limit_options(fn: Any) -> Any:
 @click.option("--require-keys", is_flag=True, help="Refuse requests without an API key even before any exists.")
 @_limit_options
 @click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes on the one port and database (for PostgreSQL; see the README).")
 @common
-def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, **given: float | None) -> None:
+def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, workers: int,
+          **given: float | None) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp.
 
     Without API keys, requests that name no user read and write --user (the default user)."""
@@ -80,13 +83,30 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, **gi
 
             with store.transaction():
                 store.ensure_user(ctx.settings.user, utcnow())
+    if workers > 1:
+        _serve_workers(ctx, workers, host, port, limits, require_keys or keyed, not no_mcp)
+        return
     app = create_app(ctx.settings.db, embedder=_embedder(ctx), llm=_llm(ctx), require_keys=require_keys or keyed,
                      limits=limits, mcp=not no_mcp, default_user=ctx.settings.user)
-    err.print(f"trulymem {ctx.settings.db} on http://{host}:{port} (docs /docs, MCP /mcp"
+    err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} (docs /docs, MCP /mcp"
               f"{', API keys required' if require_keys or keyed else f', no API keys: local use only, user {ctx.settings.user}'}"
               f"; at most {connection_limit(limits.max_connections)} connections)", markup=False)
     try:
         run(app, host, port, limits)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="port") from None
+
+
+def _serve_workers(ctx: Ctx, workers: int, host: str, port: int, limits: ServerSettings, keyed: bool,
+                   mcp: bool) -> None:
+    from trulymem.server.workers import run_workers
+
+    err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} with {workers} worker processes"
+              f"{', API keys required' if keyed else f', no API keys: local use only, user {ctx.settings.user}'}",
+              markup=False)
+    try:
+        run_workers(workers, host, port, db=ctx.settings.db, embedder=ctx.settings.embedder, llm=ctx.settings.llm,
+                    limits=limits, require_keys=keyed, mcp=mcp, default_user=ctx.settings.user)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="port") from None
 

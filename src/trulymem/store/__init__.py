@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from trulymem.store.postgres import PostgresStore
 
 __all__ = ["FactQuery", "NodeQuery", "NodeSpec", "PostgresStore", "SQLiteStore", "Stats", "Store", "When",
-           "is_url", "open_store"]
+           "is_url", "open_store", "shown"]
 
 _PG_SCHEMES = ("postgresql://", "postgres://")
 
@@ -20,6 +20,13 @@ _PG_SCHEMES = ("postgresql://", "postgres://")
 def is_url(db: str | Path) -> bool:
     """Whether ``db`` names a PostgreSQL server rather than a SQLite file."""
     return isinstance(db, str) and db.startswith(_PG_SCHEMES)
+
+
+def shown(db: str | Path) -> str:
+    """``db`` as messages may show it: a URL without its password."""
+    from trulymem.store.postgres.connection import redact
+
+    return redact(str(db)) if is_url(db) else str(db)
 
 
 def open_store(db: str | Path, **options: Any) -> Store:
