@@ -1,8 +1,10 @@
 """Vector search benchmark: exact vs the HNSW index, 1 vs 2 BLAS threads, write-then-search.
 
-For each size in ``--sizes`` it stores that many nodes with hashing-embedder vectors (512-d)
-of synthetic sentences in a SQLite file, then times ``store.vector_search`` for
-``--queries`` queries (a few words of a stored sentence plus one other word):
+For each size in ``--sizes`` it stores that many nodes with vectors (512-d) of synthetic
+sentences in a SQLite file — random Zipf-distributed words with the hashing embedder,
+or, with ``--embedder use``, templated English sentences with the bundled multilingual
+encoder — then times ``store.vector_search`` for ``--queries`` queries (a few words of a
+stored sentence plus one other word):
 
 * exact (``TRULYMEM_ANN_THRESHOLD`` above the size) with 1 and 2 BLAS threads;
 * the index (threshold below the size): its first build, search p50/p95, recall@10
@@ -36,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from trulymem.embed.hashing import HashingEmbedder
+from trulymem.embed import Embedder, get_embedder
 from trulymem.model import NodeType, Scope
 from trulymem.store.base import NodeSpec
 from trulymem.store.sqlite import SQLiteStore
@@ -50,6 +52,24 @@ def sentences(n: int, rng: random.Random) -> tuple[list[str], list[str]]:
     return [" ".join(rng.choices(vocab, cum_weights=cum, k=rng.randint(6, 16))) + f" n{i}" for i in range(n)], vocab
 
 
+NAMES = "Caroline Melanie Jon Gina Nate Joanna Tim John Maria Audrey Andrew Evan Sam Dave Calvin Deborah".split()
+VERBS = ["went hiking", "painted", "talked about", "bought", "cooked", "read a book about", "adopted", "visited",
+         "lost", "planned a trip for", "wrote a song about", "fixed", "volunteered at", "argued about", "dreamed of"]
+THINGS = ["a puppy", "the old guitar", "pottery class", "a support group", "the garden", "a camping trip",
+          "her grandmother's ring", "a new job", "the marathon", "a sunset painting", "the family dinner",
+          "a school project", "the beach", "a concert", "his vintage car", "a bakery", "the library", "a kitten",
+          "the hospital", "a wedding", "an art show", "the mountains", "a board game night", "the city council"]
+WHEN = ["last week", "yesterday", "in May", "on Sunday", "after work", "with friends", "alone", "for the first time",
+        "again", "with the kids", "during the storm", "before the move"]
+
+
+def templated(n: int, rng: random.Random) -> tuple[list[str], list[str]]:
+    """English sentences with some meaning to share (semantic encoders have structure to find)."""
+    texts = [f"{rng.choice(NAMES)} {rng.choice(VERBS)} {rng.choice(THINGS)} {rng.choice(WHEN)} and "
+             f"{rng.choice(VERBS)} {rng.choice(THINGS)} ({i})" for i in range(n)]
+    return texts, [w for t in THINGS for w in t.split()]
+
+
 def queries(n: int, texts: list[str], vocab: list[str], rng: random.Random) -> list[str]:
     out = []
     for _ in range(n):
@@ -58,7 +78,7 @@ def queries(n: int, texts: list[str], vocab: list[str], rng: random.Random) -> l
     return out
 
 
-def build(path: Path, texts: list[str], emb: HashingEmbedder) -> None:
+def build(path: Path, texts: list[str], emb: Embedder) -> None:
     store = SQLiteStore(path)
     now = datetime(2026, 1, 1, tzinfo=UTC)
     with store.transaction():
@@ -108,7 +128,7 @@ def search_run(store: SQLiteStore, qvecs: np.ndarray) -> dict[str, Any]:
     return {"p50_ms": pct(walls, 0.5), "p95_ms": pct(walls, 0.95), "cpu_mean_ms": statistics.fmean(cpus), "found": found}
 
 
-def write_then_search(store: SQLiteStore, emb: HashingEmbedder, qvec: np.ndarray, tag: str) -> tuple[float, float]:
+def write_then_search(store: SQLiteStore, emb: Embedder, qvec: np.ndarray, tag: str) -> tuple[float, float]:
     def go() -> None:
         with store.transaction():
             ids = store.resolve_nodes(SCOPE, [NodeSpec(key=tag, name=tag, type=NodeType.ENTITY)], datetime.now(UTC))
@@ -125,12 +145,12 @@ def med(runs: list[dict[str, Any]], key: str) -> float:
 
 def bench_size(n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     rng = random.Random(args.seed)
-    texts, vocab = sentences(n, rng)
-    emb = HashingEmbedder()
+    texts, vocab = sentences(n, rng) if args.embedder == "hashing" else templated(n, rng)
+    emb = get_embedder(args.embedder)
     qvecs = emb.embed_batch(queries(args.queries, texts, vocab, rng), "query")
     path = folder / f"vectors_{n}.sqlite"
     w, c, _ = timed(lambda: build(path, texts, emb))
-    out: dict[str, Any] = {"vectors": n, "load_s": round(w / 1000, 1)}
+    out: dict[str, Any] = {"vectors": n, "embedder": emb.name, "load_s": round(w / 1000, 1)}
     exact_found: list[list[str]] = []
     with env(TRULYMEM_ANN_THRESHOLD=str(10 * n + 1_000_000)):
         for threads in (1, 2):
@@ -167,7 +187,7 @@ def bench_size(n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]
 
 
 def show(r: dict[str, Any]) -> None:
-    print(f"\n{r['vectors']:,} vectors (512-d, hashing; loaded in {r['load_s']} s)")
+    print(f"\n{r['vectors']:,} vectors (512-d, {r['embedder']}; loaded in {r['load_s']} s)")
     print(f"{'':24}{'p50 ms':>8}{'p95 ms':>8}{'CPU ms':>8}{'write+search ms':>17}{'(CPU)':>7}")
     for name in ("exact_1t", "exact_2t", "ann"):
         s = r[name]
@@ -186,6 +206,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--embedder", choices=["hashing", "use"], default="hashing",
+                    help="hashing: random Zipf words; use: templated English sentences, the bundled encoder")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",")]
