@@ -67,7 +67,7 @@ def test_whole_answer_and_errors(db_path: Path) -> None:
         assert got[-1][0] == "error" and got[-1][1]["error"]["type"] == "llm_error"
     with TestClient(create_app(str(db_path), mcp=False), base_url=BASE) as c:
         res = c.post("/v1/chat", json={"message": "hi"})
-        assert res.status_code == 500 and res.json()["error"]["field"] == "llm"
+        assert res.status_code == 501 and res.json()["error"]["field"] == "llm"
 
 
 def test_over_real_http_with_the_scripted_model_server(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,6 +1,7 @@
 """Every web route and ``POST /v1/chat`` with bob's key, aimed at alice: nothing of hers in any
-answer, nothing of hers changed (the web routes are not in ``/docs``, so the reliability
-suite's every-route probe does not reach them: this does)."""
+answer, nothing of hers changed, every one a 404 as if she did not exist, and nothing of hers in
+the model's prompts (the reliability suite's tenant probe tries these routes too, over a real
+server without a model)."""
 
 from __future__ import annotations
 

@@ -119,9 +119,7 @@ async def _events(run: Runner) -> AsyncIterator[bytes]:
 
 
 def mount(app: FastAPI, context: Context, llm: LLM | None) -> None:
-    # out of /docs for now, like mem0's routes: the reliability probe tries every route /docs lists
-    @app.post("/v1/chat", summary="One chat turn with the memory agent; streamed as server-sent events",
-              include_in_schema=False)
+    @app.post("/v1/chat", summary="One chat turn with the memory agent; streamed as server-sent events")
     async def chat(request: Request, payload: dict[str, Any] = Body(...)) -> Any:  # noqa: B008
         message, session, stream = _check(payload)
         user = payload.get("user_id")

@@ -4,9 +4,8 @@ Every ``/v1/graph…`` route goes through the API's own key check and scope (the
 ``context`` of ``trulymem.server.http``): a user's key sees its own user, an admin
 key the user it names, a keyless local server its default user. The page and its
 assets need no key — they hold no data; the page asks for a key when the server
-answers 401. The routes are the page's own and are left out of ``/docs`` (and so of
-the reliability probe's route list; ``tests/web`` checks them against another
-user's key).
+answers 401. The JSON routes are in ``/docs`` like the rest of the API, so the
+reliability suite's tenant probe tries each of them with another user's key.
 """
 
 from __future__ import annotations
@@ -58,12 +57,12 @@ def mount(app: FastAPI, run: Run, context: Context) -> None:
 
     app.mount("/web", StaticFiles(directory=STATIC, check_dir=True), name="web")
 
-    @app.get("/v1/graph/session", summary="Who the web app works as: the user a request reaches", include_in_schema=False)
+    @app.get("/v1/graph/session", summary="Who the web app works as: the user a request reaches")
     def session(request: Request, user_id: str | None = None) -> dict[str, Any]:
         ctx = context(request, user_id)
         return {"user_id": ctx.scope.user_id, "keyed": request.headers.get("authorization") is not None}
 
-    @app.get("/v1/graph", summary="A user's memory as a graph: nodes, facts as edges, at a time (as_of)", include_in_schema=False)
+    @app.get("/v1/graph", summary="A user's memory as a graph: nodes, facts as edges, at a time (as_of)")
     def whole(request: Request, user_id: str | None = None, as_of: str | None = None,
               max_nodes: int = graph.DEFAULT_NODES) -> Response:
         ctx = context(request, user_id)
@@ -71,32 +70,32 @@ def mount(app: FastAPI, run: Run, context: Context) -> None:
         # plain JSON already: FastAPI's encoder would walk 10k+ edges again for nothing
         return Response(json.dumps(view, ensure_ascii=False, separators=(",", ":")), media_type="application/json")
 
-    @app.get("/v1/graph/nodes/{node_id}", summary="One node: its facts, their history and provenance", include_in_schema=False)
+    @app.get("/v1/graph/nodes/{node_id}", summary="One node: its facts, their history and provenance")
     def node(request: Request, node_id: str, user_id: str | None = None, as_of: str | None = None) -> dict[str, Any]:
         ctx = context(request, user_id)
         return graph.node_view(ctx.store, ctx.scope, node_id, as_of=_when(as_of))
 
-    @app.get("/v1/graph/nodes/{node_id}/neighbours", summary="A node's neighbours, to expand the graph", include_in_schema=False)
+    @app.get("/v1/graph/nodes/{node_id}/neighbours", summary="A node's neighbours, to expand the graph")
     def neighbours(request: Request, node_id: str, user_id: str | None = None,
                    as_of: str | None = None) -> dict[str, Any]:
         ctx = context(request, user_id)
         return graph.neighbourhood(ctx.store, ctx.scope, node_id, as_of=_when(as_of))
 
-    @app.get("/v1/graph/facts/{fact_id}/versions", summary="A fact's versions, oldest first", include_in_schema=False)
+    @app.get("/v1/graph/facts/{fact_id}/versions", summary="A fact's versions, oldest first")
     def versions(request: Request, fact_id: str, user_id: str | None = None) -> list[dict[str, Any]]:
         ctx = context(request, user_id)
         return graph.fact_versions(ctx.store, ctx.scope, fact_id)
 
-    @app.post("/v1/graph/search", summary="memory_recall for the graph: matches and why each matched", include_in_schema=False)
+    @app.post("/v1/graph/search", summary="memory_recall for the graph: matches and why each matched")
     def search(request: Request, payload: dict[str, Any] = Body(...), user_id: str | None = None) -> Any:  # noqa: B008
         args = {k: payload[k] for k in ("query_intent", "as_of", "limit", "depth") if payload.get(k) is not None}
         return run(request, "memory_recall", {"depth": 1, **args}, user_id)
 
-    @app.get("/v1/graph/tasks", summary="The task chain, newest first, with current states", include_in_schema=False)
+    @app.get("/v1/graph/tasks", summary="The task chain, newest first, with current states")
     def tasks(request: Request, user_id: str | None = None, limit: int = 50) -> Any:
         return run(request, "task_list", {"limit": limit}, user_id)
 
-    @app.post("/v1/graph/corrections", summary="Edit, forget, pin or unpin a fact (undoable)", include_in_schema=False)
+    @app.post("/v1/graph/corrections", summary="Edit, forget, pin or unpin a fact (undoable)")
     async def correct(request: Request, payload: dict[str, Any] = Body(...),  # noqa: B008
                       user_id: str | None = None) -> dict[str, Any]:
         ctx = context(request, user_id)
@@ -105,16 +104,16 @@ def mount(app: FastAPI, run: Run, context: Context) -> None:
             raise InvalidInput("the id of the fact to correct is required", field="fact_id")
         return await run_in_threadpool(edits.correct, ctx, fact_id, action, text)  # type: ignore[arg-type]
 
-    @app.get("/v1/graph/corrections", summary="The latest corrections, for undo", include_in_schema=False)
+    @app.get("/v1/graph/corrections", summary="The latest corrections, for undo")
     def corrections(request: Request, user_id: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
         ctx = context(request, user_id)
         return edits.recent(ctx.store, ctx.scope, min(max(limit, 1), 200))
 
-    @app.post("/v1/graph/corrections/{run_id}/undo", summary="Undo one correction exactly", include_in_schema=False)
+    @app.post("/v1/graph/corrections/{run_id}/undo", summary="Undo one correction exactly")
     def undo(request: Request, run_id: str, user_id: str | None = None) -> dict[str, Any]:
         return edits.undo(context(request, user_id), run_id)
 
-    @app.post("/v1/graph/dream/undo", summary="Undo the latest dream run (or run_id) of the user", include_in_schema=False)
+    @app.post("/v1/graph/dream/undo", summary="Undo the latest dream run (or run_id) of the user")
     def dream_undo(request: Request, payload: dict[str, Any] = Body(default_factory=dict),  # noqa: B008
                    user_id: str | None = None) -> dict[str, Any]:
         ctx = context(request, user_id)
