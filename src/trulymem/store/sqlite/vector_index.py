@@ -90,6 +90,16 @@ class VectorSet:
         return idx + int(self._matrix.nbytes) + 100 * len(self._rids)
 
     # --- writes ---------------------------------------------------------------
+    def reserve(self, rows: int) -> None:
+        """Room for ``rows`` more delta rows at once (a first load knows its size: no doubling)."""
+        import numpy as np
+
+        need = len(self._rids) + rows
+        if need > self._matrix.shape[0]:
+            grown = np.zeros((need, self.dim), dtype=np.float32)
+            grown[: len(self._rids)] = self._matrix[: len(self._rids)]
+            self._matrix = grown
+
     def add(self, rowids: list[int], rids: list[int], vecs: npt.NDArray[np.float32]) -> None:
         """Rows read from the database (rowid order); a node already here is replaced."""
         import numpy as np

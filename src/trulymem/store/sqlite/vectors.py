@@ -170,11 +170,11 @@ class VectorMixin(SQLiteBase):
         name = model or self.embedding_model()
         where, params = scope_sql(scope, "n")
         key = (where, *params, name)
-        vs = self._current_set(key, scope, name, int(query.shape[0]))
-        if limit <= 0 or not len(vs):
-            return []
         threads = blas_threads()
-        with limited(threads):
+        with self._lock, limited(threads):  # the sets change while searching: one thread at a time
+            vs = self._current_set(key, scope, name, int(query.shape[0]))
+            if limit <= 0 or not len(vs):
+                return []
             if len(vs) >= ann_threshold() and vs.delta:
                 if vs.delta >= ann_threshold():  # a first build, or a large load since: all at once
                     vs.merge(threads)
@@ -219,8 +219,11 @@ class VectorMixin(SQLiteBase):
         # keeps the planner from starting at the user's nodes.
         sql = (f"SELECT v.rowid, v.node_rid, v.vec FROM node_vectors v CROSS JOIN nodes n ON n.rid = v.node_rid "
                f"WHERE v.rowid > ? AND {user[0]}+v.model = ? AND {where} ORDER BY v.rowid")
+        args = [vs.seen, *user[1], model, *params]
         try:
-            cur = self._conn.execute(sql, [vs.seen, *user[1], model, *params])
+            if not len(vs):  # a first load: size the matrix once (doubling would leave up to 2x slack)
+                vs.reserve(int(self._conn.execute(f"SELECT count(*) FROM ({sql})", args).fetchone()[0]))
+            cur = self._conn.execute(sql, args)
             while rows := cur.fetchmany(20_000):
                 flat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
                 if flat.size != len(rows) * vs.dim:
