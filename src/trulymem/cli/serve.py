@@ -62,7 +62,7 @@ def _limit_options(fn: Any) -> Any:
 @common
 def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, workers: int,
           **given: float | None) -> None:
-    """Serve the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp.
+    """Serve the web app at /, the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp.
 
     Without API keys, requests that name no user read and write --user (the default user)."""
     try:
@@ -88,7 +88,7 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
         return
     app = create_app(ctx.settings.db, embedder=_embedder(ctx), llm=_llm(ctx), require_keys=require_keys or keyed,
                      limits=limits, mcp=not no_mcp, default_user=ctx.settings.user)
-    err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} (docs /docs, MCP /mcp"
+    err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} (web app /, docs /docs, MCP /mcp"
               f"{', API keys required' if require_keys or keyed else f', no API keys: local use only, user {ctx.settings.user}'}"
               f"; at most {connection_limit(limits.max_connections)} connections)", markup=False)
     try:
