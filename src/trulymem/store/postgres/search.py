@@ -102,12 +102,13 @@ class SearchMixin(PostgresBase):
             return []
         for column in ("subject_id", "object_id"):
             rows = self._q(
-                f"SELECT {FACT_COLS} FROM unnest(%s::text[]) WITH ORDINALITY AS q(nid, ord) "
+                f"SELECT {FACT_COLS}, q.ord FROM unnest(%s::text[]) WITH ORDINALITY AS q(nid, ord) "
                 "JOIN nodes qn ON qn.id = q.nid CROSS JOIN LATERAL ("
                 f"SELECT f.* FROM facts f WHERE f.user_id = qn.user_id AND f.{column} = qn.id AND {where} AND {wsql} "
-                "ORDER BY f.pinned DESC, f.updated_at DESC LIMIT %s) f "
-                f"{JOIN_NODES} ORDER BY q.ord, f.pinned DESC, f.updated_at DESC",
+                f"ORDER BY f.pinned DESC, f.updated_at DESC LIMIT %s) f {JOIN_NODES}",
                 (ids, *params, *wparams, per_node))
+            # per node in the order given, then pinned first, newest first (sorted here: cheaper than in SQL)
+            rows.sort(key=lambda r: (r[-1], not r[11], -r[19].timestamp()))
             for r in rows:
                 if r[0] not in out:
                     out[r[0]] = row_to_fact(r)
