@@ -166,6 +166,14 @@ class PostgresBase(Store):
         with self._cursor() as cur:
             cur.executemany(sql.encode(), rows)
 
+    def _copy(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """``COPY … FROM STDIN`` of ``rows``: the fastest way in for a batch of new rows."""
+        if not rows:
+            return
+        with self._cursor() as cur, cur.copy(sql.encode()) as copy:
+            for row in rows:
+                copy.write_row(row)
+
     def _lock_users(self, user_ids: Sequence[str | None]) -> None:
         """Serialise this write transaction with every other one writing these users."""
         tx = self._tx

@@ -32,15 +32,7 @@ _COLUMNS = (
     ("created_at", "timestamptz"), ("updated_at", "timestamptz"), ("valid_at", "timestamptz"),
     ("invalid_at", "timestamptz"), ("superseded_by", "text"), ("tsv", "tsvector"),
 )
-# One statement per batch: every column as an array, rows kept in their order (storage order).
-_INSERT = (
-    f"INSERT INTO facts({', '.join(c for c, _ in _COLUMNS)}) "
-    f"SELECT {', '.join(f'x.c{i}' for i in range(len(_COLUMNS)))} FROM unnest("
-    f"{', '.join(f'%s::{t}[]' for _, t in _COLUMNS)}) WITH ORDINALITY "
-    f"AS x({', '.join(f'c{i}' for i in range(len(_COLUMNS)))}, o) ORDER BY x.o"
-)
-
-
+_COPY = f"COPY facts({', '.join(c for c, _ in _COLUMNS)}) FROM STDIN"
 _NODE_KEYS = "SELECT user_id, id FROM nodes WHERE id = ANY(%s)"
 
 
@@ -64,16 +56,20 @@ class FactMixin(PostgresBase):
                     return None
                 clauses.append(f"{col} = ANY(%s)")
                 params.append(list(values))
+        # with the user known, the (user_id, subject_id|object_id) indexes answer directly; across
+        # users, the nodes' own user_id keeps the lookup on those indexes
+        known = q.scope.user_id is not None
         for col, ids in (("f.subject_id", q.subject_ids), ("f.object_id", q.object_ids)):
             if ids is not None:
                 if not ids:
                     return None
-                clauses.append(f"(f.user_id, {col}) IN ({_NODE_KEYS})")  # the node's user keeps it on an index
+                clauses.append(f"{col} = ANY(%s)" if known else f"(f.user_id, {col}) IN ({_NODE_KEYS})")
                 params.append(list(ids))
         if q.node_ids is not None:
             if not q.node_ids:
                 return None
-            clauses.append(f"((f.user_id, f.subject_id) IN ({_NODE_KEYS}) OR (f.user_id, f.object_id) IN ({_NODE_KEYS}))")
+            clauses.append("(f.subject_id = ANY(%s) OR f.object_id = ANY(%s))" if known else
+                           f"((f.user_id, f.subject_id) IN ({_NODE_KEYS}) OR (f.user_id, f.object_id) IN ({_NODE_KEYS}))")
             params += [list(q.node_ids), list(q.node_ids)]
         if q.source is not None:
             clauses.append("f.source = %s")
@@ -128,17 +124,12 @@ class FactMixin(PostgresBase):
             return
         self._lock_users([f.user_id for f in facts])
         self._check_nodes(facts)
-        for chunk in chunks(facts, 5000):
-            cols: list[list[Any]] = [[] for _ in _COLUMNS]
-            for f in chunk:
-                row = (f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "", f.subject_id,
-                       f.relation, relation_key(f.relation), f.object_id, f.kind.value, f.confidence, f.speculation,
-                       f.pinned, f.type, f.source, dump_json(f.metadata), f.turn_id, dump_json(f.message_ids),
-                       f.mention_count, f.created_at, f.updated_at, f.valid_at, f.invalid_at, f.superseded_by,
-                       fact_tsv(f.relation, f.type, f.kind.value))
-                for col, value in zip(cols, row):
-                    col.append(value)
-            self._q(_INSERT, cols)
+        rows = [(f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "", f.subject_id, f.relation,
+                 relation_key(f.relation), f.object_id, f.kind.value, f.confidence, f.speculation, f.pinned, f.type,
+                 f.source, dump_json(f.metadata), f.turn_id, dump_json(f.message_ids), f.mention_count, f.created_at,
+                 f.updated_at, f.valid_at, f.invalid_at, f.superseded_by, fact_tsv(f.relation, f.type, f.kind.value))
+                for f in facts]
+        self._copy(_COPY, rows)  # COPY: rows stream in order (storage order), no per-value array building
 
     def _check_nodes(self, facts: Sequence[Fact]) -> None:
         wanted = {(f.user_id, n) for f in facts for n in (f.subject_id, f.object_id)}
