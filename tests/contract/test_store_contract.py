@@ -225,3 +225,11 @@ def test_clock_skew_does_not_matter_for_as_of(pg_url: str, clock: Clock) -> None
     assert m.recall("a", as_of=clock() - timedelta(days=1)).text.strip() in ("", "No memories found.") or \
         "a r b" not in m.recall("a", as_of=clock() - timedelta(days=1)).text
     m.close()
+
+
+def test_without_the_extra_the_error_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if `trulymem[postgres]` were not installed
+    with pytest.raises(StoreError, match=r'pip install "trulymem\[postgres\]"'):
+        open_store("postgresql://nobody@127.0.0.1:1/none")

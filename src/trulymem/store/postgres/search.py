@@ -100,16 +100,16 @@ class SearchMixin(PostgresBase):
         ids = list(dict.fromkeys(node_ids))
         if not ids:
             return []
-        for column in ("subject_id", "object_id"):
-            rows = self._q(
-                f"SELECT {FACT_COLS}, q.ord FROM unnest(%s::text[]) WITH ORDINALITY AS q(nid, ord) "
-                "JOIN nodes qn ON qn.id = q.nid CROSS JOIN LATERAL ("
-                f"SELECT f.* FROM facts f WHERE f.user_id = qn.user_id AND f.{column} = qn.id AND {where} AND {wsql} "
-                f"ORDER BY f.pinned DESC, f.updated_at DESC LIMIT %s) f {JOIN_NODES}",
-                (ids, *params, *wparams, per_node))
-            # per node in the order given, then pinned first, newest first (sorted here: cheaper than in SQL)
-            rows.sort(key=lambda r: (r[-1], not r[11], -r[19].timestamp()))
-            for r in rows:
-                if r[0] not in out:
-                    out[r[0]] = row_to_fact(r)
+        parts = [
+            f"SELECT {FACT_COLS}, {d} AS dir, q.ord FROM unnest(%s::text[]) WITH ORDINALITY AS q(nid, ord) "
+            "JOIN nodes qn ON qn.id = q.nid CROSS JOIN LATERAL ("
+            f"SELECT f.* FROM facts f WHERE f.user_id = qn.user_id AND f.{column} = qn.id AND {where} AND {wsql} "
+            f"ORDER BY f.pinned DESC, f.updated_at DESC LIMIT %s) f {JOIN_NODES}"
+            for d, column in enumerate(("subject_id", "object_id"))]
+        rows = self._q(" UNION ALL ".join(parts), (ids, *params, *wparams, per_node) * 2)
+        # outgoing first, then incoming; per node in the order given; pinned first, newest first
+        rows.sort(key=lambda r: (r[-2], r[-1], not r[11], -r[19].timestamp()))
+        for r in rows:
+            if r[0] not in out:
+                out[r[0]] = row_to_fact(r)
         return list(out.values())
