@@ -95,8 +95,12 @@ class PostgresBase(Store):
             return
         try:
             conn = self._pool.getconn()
+        except Exception as exc:
+            raise StoreError(f"cannot start a transaction: {exc}") from exc
+        try:
             conn.execute("BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ")
         except Exception as exc:
+            self._pool.putconn(conn)  # broken: the pool replaces it
             raise StoreError(f"cannot start a transaction: {exc}") from exc
         tx.conn, tx.depth, tx.write = conn, 1, write
         tx.locked.clear()
