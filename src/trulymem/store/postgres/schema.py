@@ -48,7 +48,8 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX nodes_seq ON nodes(seq);
         CREATE INDEX nodes_user_type ON nodes(user_id, type, created_at);
         CREATE INDEX nodes_user_created ON nodes(user_id, created_at);
-        CREATE INDEX nodes_tsv ON nodes USING gin(tsv);
+        -- fastupdate off: a pending list makes every search scan what the last bulk commits added
+        CREATE INDEX nodes_tsv ON nodes USING gin(tsv) WITH (fastupdate = off);
         CREATE TABLE facts(
             user_id text NOT NULL,
             id text NOT NULL,
@@ -100,7 +101,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX facts_user_source ON facts(user_id, source) WHERE source IS NOT NULL;
         CREATE INDEX facts_user_session ON facts(user_id, session_id) WHERE session_id <> '';
         CREATE INDEX facts_superseded_by ON facts(user_id, superseded_by) WHERE superseded_by IS NOT NULL;
-        CREATE INDEX facts_tsv ON facts USING gin(tsv);
+        CREATE INDEX facts_tsv ON facts USING gin(tsv) WITH (fastupdate = off);
         CREATE TABLE settings(key text PRIMARY KEY, value text NOT NULL);
         -- one vector per node and model; 'embedder' in settings names the searched model
         CREATE TABLE node_vectors(
