@@ -105,10 +105,13 @@ class SearchMixin(PostgresBase):
         ids = list(dict.fromkeys(node_ids))
         if not ids:
             return []
+        # with the user known the scope pins f.user_id; across users each node's own user does
+        nodes = ("" if scope.user_id is not None else "JOIN nodes qn ON qn.id = q.nid ")
+        owner = ("" if scope.user_id is not None else "f.user_id = qn.user_id AND ")
         parts = [
             f"SELECT {FACT_COLS}, {d} AS dir, q.ord FROM unnest(%s::text[]) WITH ORDINALITY AS q(nid, ord) "
-            "JOIN nodes qn ON qn.id = q.nid CROSS JOIN LATERAL ("
-            f"SELECT f.* FROM facts f WHERE f.user_id = qn.user_id AND f.{column} = qn.id AND {where} AND {wsql} "
+            f"{nodes}CROSS JOIN LATERAL ("
+            f"SELECT f.* FROM facts f WHERE {owner}f.{column} = q.nid AND {where} AND {wsql} "
             f"ORDER BY f.pinned DESC, f.updated_at DESC LIMIT %s) f {JOIN_NODES}"
             for d, column in enumerate(("subject_id", "object_id"))]
         rows = self._q(" UNION ALL ".join(parts), (ids, *params, *wparams, per_node) * 2)
