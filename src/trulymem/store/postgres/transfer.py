@@ -20,6 +20,7 @@ from trulymem.store.postgres.rows import (
     NODE_COLS,
     dump_json,
     fact_tsv,
+    node_tsv,
     row_to_fact,
     row_to_node,
     scope_sql,
@@ -29,6 +30,9 @@ from trulymem.text import relation_key
 
 _NAMES = {"subject", "object"}  # display names: derived from nodes, not exported
 _PAGE = 5000
+_BATCH = 1000
+_NODE_COPY = ("COPY nodes(user_id, id, agent_id, app_id, name, key, type, summary, metadata, created_at, updated_at, "
+              "tsv) FROM STDIN")
 
 
 def _stamp(value: datetime) -> str:
@@ -88,18 +92,30 @@ class TransferMixin(NodeMixin, FactMixin):
 
     def import_rows(self, rows: Sequence[dict[str, Any]],
                     progress: Callable[[int], None] | None = None) -> dict[str, int]:
+        """As the SQLite store's, in batches: each run of one record type ``_BATCH`` rows at a time
+        (a row per statement would make moving a large database a round trip per row)."""
         counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
         links: list[tuple[str, str, str]] = []  # superseded_by may point at a fact later in the file
-        for i, row in enumerate(rows, 1):
-            self._import_row(row, counts, links)
-            if progress is not None and i % 1000 == 0:
-                progress(i)
+        done = 0
+        for kind, batch in _batches(rows):
+            if kind == "user":
+                self._import_users(batch, counts)
+            elif kind == "node":
+                self._import_nodes([from_json(Node, {k: v for k, v in r.items() if k != "record"}) for r in batch],
+                                   counts)
+            elif kind == "fact":
+                self._import_facts([from_json(Fact, {k: v for k, v in r.items() if k != "record"}) for r in batch],
+                                   counts, links)
+            else:
+                raise InvalidInput(f"unknown record type {kind!r}", field="import")
+            if progress is not None and (done + len(batch)) // 1000 > done // 1000:
+                progress((done + len(batch)) // 1000 * 1000)
+            done += len(batch)
         self._many("UPDATE facts SET superseded_by = %s WHERE user_id = %s AND id = %s", links)
         return counts
 
-    def _import_row(self, row: dict[str, Any], counts: dict[str, int], links: list[tuple[str, str, str]]) -> None:
-        kind = row.get("record")
-        if kind == "user":
+    def _import_users(self, batch: Sequence[dict[str, Any]], counts: dict[str, int]) -> None:
+        for row in batch:
             if not isinstance(row.get("user_id"), str) or not isinstance(row.get("created_at"), str):
                 raise InvalidInput("a user record needs user_id and created_at strings", field="import")
             self._lock_users([row["user_id"]])
@@ -110,40 +126,60 @@ class TransferMixin(NodeMixin, FactMixin):
             n = self._n("INSERT INTO users(user_id, created_at) VALUES (%s, %s) ON CONFLICT DO NOTHING",
                         (row["user_id"], created))
             counts["users" if n else "skipped"] += 1
-        elif kind == "node":
-            self._import_node(from_json(Node, {k: v for k, v in row.items() if k != "record"}), counts)
-        elif kind == "fact":
-            fact = from_json(Fact, {k: v for k, v in row.items() if k != "record"})
-            stored = self.facts(FactQuery(scope=Scope.everyone(), ids=[fact.id], validity="all"))
-            if stored:
-                if to_json(stored[0], exclude=_NAMES) != to_json(fact, exclude=_NAMES):
+
+    def _import_nodes(self, nodes: Sequence[Node], counts: dict[str, int]) -> None:
+        self._lock_users([n.user_id for n in nodes])
+        existing = {n.id: n for n in self.nodes(NodeQuery(scope=Scope.everyone(), ids=[n.id for n in nodes]))}
+        new: list[Node] = []
+        for node in nodes:
+            if node.id in existing:
+                if to_json(existing[node.id]) != to_json(node):
+                    raise Conflict(f"node {node.id} already exists with different content", field="id")
+                counts["skipped"] += 1
+            else:
+                new.append(node)
+        twins = self._q(
+            "SELECT n.id, n.user_id, n.name FROM nodes n JOIN unnest(%s::text[], %s::text[], %s::text[], %s::text[]) "
+            "AS w(u, a, p, k) ON n.user_id = w.u AND n.agent_id = w.a AND n.app_id = w.p AND n.key = w.k",
+            ([n.user_id for n in new], [n.agent_id or "" for n in new], [n.app_id or "" for n in new],
+             [n.key for n in new]))
+        if twins:
+            nid, user, name = twins[0]
+            raise Conflict(f"user {user!r} already has a node {name!r} ({nid}); a node of the file would duplicate "
+                           "it — import into a database without this user", field="import")
+        self._copy(_NODE_COPY, [
+            (n.user_id, n.id, n.agent_id or "", n.app_id or "", n.name, n.key, n.type, n.summary,
+             dump_json(n.metadata), n.created_at, n.updated_at,
+             node_tsv(n.name, n.summary, n.metadata.get("context"))) for n in new])
+        self._tx.dirty.update((n.user_id, n.id) for n in new)
+        counts["nodes"] += len(new)
+
+    def _import_facts(self, facts: Sequence[Fact], counts: dict[str, int], links: list[tuple[str, str, str]]) -> None:
+        stored = {f.id: f for f in self.facts(FactQuery(scope=Scope.everyone(), ids=[f.id for f in facts],
+                                                        validity="all"))}
+        new: list[Fact] = []
+        for fact in facts:
+            if fact.id in stored:
+                if to_json(stored[fact.id], exclude=_NAMES) != to_json(fact, exclude=_NAMES):
                     raise Conflict(f"fact {fact.id} already exists with different content", field="id")
                 counts["skipped"] += 1
-                return
+                continue
             if fact.superseded_by:
                 links.append((fact.superseded_by, fact.user_id, fact.id))
-            self.insert_facts([dataclasses.replace(fact, superseded_by=None)])
-            counts["facts"] += 1
-        else:
-            raise InvalidInput(f"unknown record type {kind!r}", field="import")
+            new.append(dataclasses.replace(fact, superseded_by=None))
+        self.insert_facts(new)
+        counts["facts"] += len(new)
 
-    def _import_node(self, node: Node, counts: dict[str, int]) -> None:
-        self._lock_users([node.user_id])
-        existing = self.nodes(NodeQuery(scope=Scope.everyone(), ids=[node.id]))
-        if existing:
-            if to_json(existing[0]) != to_json(node):
-                raise Conflict(f"node {node.id} already exists with different content", field="id")
-            counts["skipped"] += 1
-            return
-        twin = self._q("SELECT id FROM nodes WHERE user_id = %s AND agent_id = %s AND app_id = %s AND key = %s",
-                       (node.user_id, node.agent_id or "", node.app_id or "", node.key))
-        if twin:
-            raise Conflict(f"user {node.user_id!r} already has a node {node.name!r} ({twin[0][0]}); the file's "
-                           f"{node.id} would duplicate it — import into a database without this user", field="import")
-        self._q("INSERT INTO nodes(user_id, id, agent_id, app_id, name, key, type, summary, metadata, created_at, "
-                "updated_at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                (node.user_id, node.id, node.agent_id or "", node.app_id or "", node.name, node.key, node.type,
-                 node.summary, dump_json(node.metadata), node.created_at, node.updated_at))
-        self._index_nodes([(node.user_id, node.id)])
-        self._tx.dirty.add((node.user_id, node.id))
-        counts["nodes"] += 1
+
+def _batches(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[Any, list[dict[str, Any]]]]:
+    """Consecutive rows of one record type, at most ``_BATCH`` at a time, in file order."""
+    batch: list[dict[str, Any]] = []
+    kind: Any = None
+    for row in rows:
+        if batch and (row.get("record") != kind or len(batch) >= _BATCH):
+            yield kind, batch
+            batch = []
+        kind = row.get("record")
+        batch.append(row)
+    if batch:
+        yield kind, batch
