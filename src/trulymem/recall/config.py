@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from trulymem.recall.rerank import RerankWeights
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,11 @@ class RecallConfig:
     time_seeds: int = 20          # full-text hits within that time taken as seeds (0: none)
     time_weight: float = 0.5      # their ranking's weight in the fusion
     speculation_penalty: float = 0.8
+    parse_questions: bool = True  # a natural-language question is split on whitespace, not on its commas
+    speaker_terms: bool = False   # keep the names of people who speak in the search terms (they are in
+                                  # every turn they said: the reranker's speaker feature uses them instead)
+    rerank: RerankWeights = field(default_factory=RerankWeights)
+    rerank_depth: int = 60        # best candidates looked at again by the reranker
 
 
 PRESETS: dict[str, RecallConfig] = {

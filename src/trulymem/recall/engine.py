@@ -8,6 +8,7 @@ not expanded, and only the best ``frontier`` nodes of a hop go on to the next.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -15,15 +16,19 @@ from trulymem import budget
 from trulymem.embed.base import Embedder
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.config import RecallConfig
+from trulymem.recall.query import ParsedQuery, parse_query
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
+from trulymem.recall.rerank import Candidate, rerank
 from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult
 from trulymem.recall.timeref import time_range_in
 from trulymem.store.base import FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
+from trulymem.text.stem import stems
 from trulymem.text.stopwords import content_terms
 from trulymem.text.tokenize import count_tokens
 
+_TURN_NO = re.compile(r"(\d+)$")
 TASK_INTENTS = {"tasknode", "task", "tasks", "task_chain", "taskchain", "working_memory", "workingmemory",
                 "工作记忆", "任务", "任务链"}
 PERSONA_INTENTS = {"personanode", "persona", "人设", "人格"}
@@ -88,7 +93,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     when = When("all" if q.include_invalid else "current", q.as_of, q.time_from, q.time_to)
     user_scope = scope.user_wide()
 
-    terms = query_terms(q.query_intent)
+    parsed = parse_query(q.query_intent) if cfg.parse_questions else None
+    terms = parsed.terms if parsed is not None else query_terms(q.query_intent)
     text_terms: list[str] = []
     want_tasks = want_persona = not terms and not q.seed_entities
     type_seeds: list[NodeType] = []
@@ -109,6 +115,11 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         names.append(q.query_intent)  # "New York" is one name as well as two words
     named = store.nodes(NodeQuery(scope=scope, keys=list({name_key(x) for x in names}),
                                   created_before=q.as_of)) if names else []
+    speakers = _speakers(store, scope, named, parsed)
+    if speakers and not cfg.speaker_terms:
+        # A speaker's name is in every turn they said: as a search word it ranks the turns that
+        # address them ("Wow, Caroline!"), not theirs. The reranker boosts their turns instead.
+        text_terms = [t for t in text_terms if name_key(t) not in speakers] or text_terms
     match = phrases(content_terms(text_terms))
     rankings: dict[str, list[str]] = {}
     if match and cfg.lexical:
@@ -198,6 +209,10 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 c.node_score[nid] *= cfg.time_boost
                 _add_why(c.node_why, nid, f"time:{words}")
 
+    # --- rerank: speaker, question turns, coverage ------------------------------
+    if not cfg.rerank.off:
+        _rerank(store, user_scope, c, known, speakers, stems(" ".join(text_terms)), q.as_of)
+
     # --- rank and cut --------------------------------------------------------
     budget.check("recall")
     fact_ids = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))[: q.limit]
@@ -256,6 +271,44 @@ def _with_endpoints(nodes: list[RecalledNode], facts: list[RecalledFact], episod
     wanted = {f.subject_id for f in facts} | {f.object_id for f in facts} | {nodes[i].id for i in episodes}
     return [n for n in nodes if n.id in wanted and (n.type != NodeType.EPISODE or n.id in
                                                     {nodes[i].id for i in episodes})]
+
+
+def _speakers(store: Store, scope: Scope, named: list[Node], parsed: ParsedQuery | None) -> set[str]:
+    """Name keys of the people a question names who said something (a ``said`` edge)."""
+    if parsed is None or not parsed.question:
+        return set()
+    caps = {name_key(w) for w in parsed.capitalised}
+    return {n.key for n in named if n.key in caps and store.facts(FactQuery(
+        scope=scope, subject_ids=[n.id], relation_keys=["said"], limit=1))}
+
+
+def _rerank(store: Store, scope: Scope, c: _Collector, known: dict[str, Node], speakers: set[str],
+            query_stems: set[str], as_of: datetime | None) -> None:
+    """Rescore the best ``rerank_depth`` episode candidates with ``rerank.rerank``."""
+    top = sorted(c.node_score, key=lambda i: -c.node_score[i])[: c.cfg.rerank_depth]
+    known.update(_load(store, scope, [n for n in top if n not in known], as_of))
+    cands = []
+    for nid in top:
+        node = known.get(nid)
+        if node is None or node.type != NodeType.EPISODE:
+            continue
+        speaker = node.metadata.get("speaker")
+        text = node.summary or node.name
+        if isinstance(speaker, str) and text.startswith(f"{speaker}: "):
+            text = text[len(speaker) + 2 :]
+        cands.append(Candidate(nid, c.node_score[nid], text, speaker if isinstance(speaker, str) else None,
+                               _place(node.metadata)))
+    for nid, (score, why) in rerank(cands, query_stems, speakers, c.cfg.rerank).items():
+        c.node_score[nid] = score
+        for w in why:
+            _add_why(c.node_why, nid, w)
+
+
+def _place(meta: dict[str, object]) -> tuple[str, int] | None:
+    """(session, position) from an episode's metadata: the number ending its turn id ("D3:14")."""
+    session, turn = meta.get("session"), meta.get("turn_id")
+    m = _TURN_NO.search(turn) if isinstance(turn, str) else None
+    return (session, int(m.group(1))) if isinstance(session, str) and m else None
 
 
 def _load(store: Store, scope: Scope, ids: list[str], as_of: datetime | None) -> dict[str, Node]:

@@ -22,6 +22,7 @@ from trulymem.text import name_key
 from trulymem.text.stopwords import STOPWORDS
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, embedded_writes, gc_paused, register
 from trulymem.tools.commit import TripletIn, commit_triplets
+from trulymem.tools.enrich import topic_line, topics_of
 from trulymem.tools.fields import Label, Name, Text
 
 MAX_MESSAGES = 5000
@@ -41,6 +42,8 @@ class IngestInput(ToolInput):
     messages: list[MessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
     extract_facts: bool = Field(False, description="Also let the configured chat model extract (subject, relation, "
                                                    "object) facts, each with the message that states it.")
+    topics: bool = Field(True, description="Link each message to the topics its words belong to (a rule-based "
+                                           "lexicon: 'kayaking' is about hobbies) and index it with them.")
 
     @model_validator(mode="after")
     def _unique_ids(self) -> IngestInput:
@@ -168,6 +171,8 @@ def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
         for name in mentioned_names(m.text, speakers):
             triplets.append(TripletIn(subject=episode, relation="mentions", object=name, **link))
             entities.add(name)
+        topics = topics_of(m.text) if inp.topics else []
+        triplets.extend(TripletIn(subject=episode, relation="about", object=f"topic {t}", **link) for t in topics)
         turn = ctx.beside(scope.agent_id, scope.app_id)
         turn.scope = turn.scope.replace(session_id=session)
         done = commit_triplets(turn, triplets, turn_id=m.id, message_ids=[m.id] if m.id else [])
@@ -178,7 +183,7 @@ def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
         # rarely repeats the question it answers (on LoCoMo: full-text recall@10 +14 points).
         window = recent.setdefault(session, [])
         meta: dict[str, Any] = {"speaker": m.speaker, "session": session, "turn_id": m.id, "time": when.isoformat(),
-                                "context": "\n".join(s for _, s, _ in window)}
+                                "context": "\n".join([*(s for _, s, _ in window), topic_line(topics)]).strip()}
         changed[node_id] = (summary, meta)
         for before_id, before_summary, before_meta in window:
             before_meta["context"] = f"{before_meta['context']}\n{summary}".strip()
