@@ -10,20 +10,24 @@ ablations — full-text only, vectors only, graph expansion off/on — in one ru
 
 from __future__ import annotations
 
+import json
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from trulymem.bench.locomo_data import CATEGORIES, Conversation, load_locomo, session_of
+from trulymem.bench.locomo_data import CATEGORIES, Conversation, Question, in_split, load_locomo, session_of
 from trulymem.embed import Embedder
 from trulymem.graph import TrulyMem
 from trulymem.model import NodeType
 from trulymem.recall import PRESETS, RecallConfig, RecallQuery, recall
 from trulymem.recall.render import episode_line
+from trulymem.recall.rerank import RerankWeights
+from trulymem.recall.results import RecalledNode
 from trulymem.text.tokenize import count_tokens
 
 KS = (1, 5, 10, 25, 50)
@@ -36,17 +40,27 @@ class Variant:
     config: RecallConfig
     depth: int  # None-like 0 with ``seeds_only``: the retrievers' own hits, no graph at all
     seeds_only: bool = False
+    topics: bool = True  # searched in a database ingested with topic enrichment (tools/enrich.py)
 
 
 def variants(base: RecallConfig | None = None) -> list[Variant]:
     # Enough candidates from each retriever for recall@50 to mean something.
     base = replace(base or PRESETS["balanced"], seed_nodes=50, vector_seeds=50)
+    weights = base.rerank
     return [
         Variant("hybrid+graph", base, 1),
         Variant("hybrid", base, 0, seeds_only=True),
         Variant("bm25", replace(base, vectors=False), 0, seeds_only=True),
         Variant("bm25+graph", replace(base, vectors=False), 1),
         Variant("vector", replace(base, lexical=False), 0, seeds_only=True),
+        # each issue-16 stage taken out of hybrid+graph on its own
+        Variant("-rerank", replace(base, rerank=RerankWeights(0, 0, 0)), 1),
+        Variant("-speaker boost", replace(base, rerank=replace(weights, speaker=0)), 1),
+        Variant("-question penalty", replace(base, rerank=replace(weights, question=0)), 1),
+        Variant("+coverage", replace(base, rerank=replace(weights, coverage=0.5)), 1),
+        Variant("+speaker terms", replace(base, speaker_terms=True), 1),
+        Variant("-question parse", replace(base, parse_questions=False), 1),
+        Variant("-topics", base, 1, topics=False),
     ]
 
 
@@ -73,55 +87,90 @@ def _percentile(values: list[float], p: float) -> float:
 
 
 def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Path | None = None,
-               conversations: int | None = None,
+               conversations: int | None = None, split: str = "all", dump: str | Path | None = None,
                progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
-    convs = load_locomo(path)[:conversations]
+    convs = in_split(load_locomo(path), split)[:conversations]
     variants_ = variants() if embedder is not None else [v for v in variants() if v.config.lexical and
                                                            not v.name.startswith(("hybrid", "vector"))]
     scores = {v.name: _Scores.empty() for v in variants_}
     questions = sum(1 for c in convs for q in c.questions if q.evidence)
     total = sum(len(c.turns) for c in convs) + questions * len(variants_)
-    done, ingest_s, messages = 0, 0.0, 0
-    with tempfile.TemporaryDirectory(prefix="trulymem-locomo-") as tmp:
+    done, messages = 0, 0
+    ingest_s, ingest_cpu, plain_s, plain_cpu = 0.0, 0.0, 0.0, 0.0
+    with tempfile.TemporaryDirectory(prefix="trulymem-locomo-") as tmp, ExitStack() as stack:
         folder = Path(db_dir or tmp)
+        out = stack.enter_context(Path(dump).open("w", encoding="utf-8")) if dump else None
         for conv in convs:
-            with TrulyMem(folder / f"{conv.id}.db", user_id=conv.id, embedder=embedder) as mem:
-                t0 = time.perf_counter()
+            with ExitStack() as dbs:
+                mem = dbs.enter_context(TrulyMem(folder / f"{conv.id}.db", user_id=conv.id, embedder=embedder))
+                t0, c0 = time.perf_counter(), time.process_time()
                 _ingest(mem, conv)
                 ingest_s += time.perf_counter() - t0
+                ingest_cpu += time.process_time() - c0
                 messages += len(conv.turns)
                 done += len(conv.turns)
                 if progress:
                     progress(f"{conv.id}: ingested", done, total)
+                plain = None
+                if any(not v.topics for v in variants_):  # the enrichment ablation: ingested without it
+                    plain = dbs.enter_context(TrulyMem(folder / f"{conv.id}-plain.db", user_id=conv.id,
+                                                       embedder=embedder))
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    _ingest(plain, conv, topics=False)
+                    plain_s += time.perf_counter() - t0
+                    plain_cpu += time.process_time() - c0
                 for v in variants_:
+                    db = plain if not v.topics and plain is not None else mem
                     s = scores[v.name]
                     for q in (q for q in conv.questions if q.evidence):
                         t0 = time.perf_counter()
-                        with mem.store.transaction(write=False):
-                            res = recall(mem.store, mem.scope, RecallQuery(q.text, depth=v.depth, limit=100),
-                                         mem.clock(), v.config, embedder=embedder)
+                        with db.store.transaction(write=False):
+                            res = recall(db.store, db.scope, RecallQuery(q.text, depth=v.depth, limit=100),
+                                         db.clock(), v.config, embedder=embedder)
                         s.latency_ms.append((time.perf_counter() - t0) * 1000)
-                        _score(s, q.evidence, q.category, [n for n in res.nodes if n.type == NodeType.EPISODE
-                                                           and not (v.seeds_only and n.hop > 0)])
+                        episodes = [n for n in res.nodes if n.type == NodeType.EPISODE
+                                    and not (v.seeds_only and n.hop > 0)]
+                        _score(s, q.evidence, q.category, episodes)
+                        if out is not None:
+                            out.write(json.dumps(_dump_row(conv.id, v.name, q, episodes), ensure_ascii=False) + "\n")
                         done += 1
                     if progress:
                         progress(f"{conv.id}: {v.name}", done, total)
     return {
         "file": str(path),
+        "split": split,
+        "conversation_ids": [c.id for c in convs],
         "embedder": embedder.name if embedder else None,
         "conversations": len(convs),
         "questions": questions,
-        "ingest": {"messages": messages, "seconds": round(ingest_s, 2),
-                   "messages_per_s": round(messages / ingest_s, 1) if ingest_s else None},
+        "ingest": {"messages": messages, "seconds": round(ingest_s, 2), "cpu_seconds": round(ingest_cpu, 2),
+                   "messages_per_s": round(messages / ingest_s, 1) if ingest_s else None,
+                   "messages_per_cpu_s": round(messages / ingest_cpu, 1) if ingest_cpu else None,
+                   "without_topics": {"seconds": round(plain_s, 2), "cpu_seconds": round(plain_cpu, 2)}},
         "variants": {name: _summary(s) for name, s in scores.items()},
     }
 
 
-def _ingest(mem: TrulyMem, conv: Conversation) -> None:
+def _dump_row(conv_id: str, variant: str, q: Question, episodes: list[RecalledNode]) -> dict[str, Any]:
+    """One question of one variant, for studying misses: the top 10 with their scores and reasons."""
+    top = episodes[:10]
+    got = {str(n.metadata.get("turn_id")) for n in top}
+    return {
+        "conversation": conv_id, "variant": variant, "question": q.text, "category": q.category,
+        "category_name": CATEGORIES.get(q.category, "?"), "evidence": q.evidence,
+        "recall_at_10": round(len(set(q.evidence) & got) / len(q.evidence), 3),
+        "missed": [d for d in q.evidence if d not in got],
+        "top10": [{"turn": n.metadata.get("turn_id"), "speaker": n.metadata.get("speaker"), "score": n.score,
+                   "hop": n.hop, "why": n.why, "hit": n.metadata.get("turn_id") in q.evidence,
+                   "text": (n.summary or n.name)[:200]} for n in top],
+    }
+
+
+def _ingest(mem: TrulyMem, conv: Conversation, *, topics: bool = True) -> None:
     batch = [{"speaker": t.speaker, "text": t.text, "id": t.dia_id, "session": t.session,
               **({"timestamp": t.time.isoformat()} if t.time else {})} for t in conv.turns]
     for i in range(0, len(batch), 2000):
-        mem.run("memory_ingest", {"messages": batch[i : i + 2000]})
+        mem.run("memory_ingest", {"messages": batch[i : i + 2000], "topics": topics})
 
 
 def _score(s: _Scores, evidence: list[str], category: int, episodes: list[Any]) -> None:

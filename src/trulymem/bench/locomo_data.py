@@ -15,6 +15,22 @@ _DIA = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 _SESSION = re.compile(r"session_(\d+)")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
+# The dev file split by conversation, fixed before any tuning (issue 16): retrieval is tuned
+# on "tune" only; "heldout" is run to report, never studied question by question.
+SPLITS: dict[str, tuple[str, ...] | None] = {
+    "tune": ("conv-26", "conv-30", "conv-41", "conv-42"),
+    "heldout": ("conv-43", "conv-44"),
+    "all": None,
+}
+
+
+def in_split(convs: list[Conversation], split: str) -> list[Conversation]:
+    """The conversations of ``split`` (``tune``, ``heldout`` or ``all``), in file order."""
+    if split not in SPLITS:
+        raise InvalidInput(f"unknown split {split!r}; use {', '.join(SPLITS)}", field="split")
+    wanted = SPLITS[split]
+    return [c for c in convs if wanted is None or c.id in wanted]
+
 
 def dia_ids(text: str) -> list[str]:
     """Normalise evidence like ``"D8:6; D9:17"``, ``"D:11:26"`` or ``"D30:05"`` to ``D<s>:<t>`` ids."""

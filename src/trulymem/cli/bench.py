@@ -24,7 +24,13 @@ def bench() -> None:
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--embedder", envvar="TRULYMEM_EMBEDDER", default="auto", show_default=True,
               help="auto, hashing, use, openai:<model>, st:<path>, model2vec:<path>, or none.")
-@click.option("--conversations", type=int, help="Only the first N conversations.")
+@click.option("--conversations", type=int, help="Only the first N conversations (of the split).")
+@click.option("--split", type=click.Choice(["tune", "heldout", "all"]), default="all", show_default=True,
+              help="Conversations to run: tune (conv-26/30/41/42, tuned on), heldout (conv-43/44, only reported) "
+                   "or all.")
+@click.option("--dump", type=click.Path(dir_okay=False, writable=True),
+              help="Write one JSON line per question and variant (evidence, top 10 with scores and reasons, "
+                   "hit or miss).")
 @click.option("--answer", is_flag=True, help="Answer accuracy instead: answer each question from recalled memories "
                                              "and grade it with an LLM judge (J score).")
 @click.option("--answer-model", help="With --answer: the model that answers [default: the chat model, "
@@ -39,7 +45,8 @@ def bench() -> None:
 @click.option("--memory-tokens", type=click.IntRange(min=1), default=1500, show_default=True,
               help="With --answer: token budget of recalled turns shown to the answer model.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
-def bench_locomo(path: str, embedder: str, conversations: int | None, answer: bool, answer_model: str | None,
+def bench_locomo(path: str, embedder: str, conversations: int | None, split: str, dump: str | None, answer: bool,
+                 answer_model: str | None,
                  judge_model: str | None, base_url: str | None, api_key: str | None, questions: int | None,
                  include_adversarial: bool, memory_tokens: int, as_json: bool) -> None:
     """Evidence recall@k on a LoCoMo-format file, with ablations, budgets and latency;
@@ -60,6 +67,11 @@ def bench_locomo(path: str, embedder: str, conversations: int | None, answer: bo
     try:
         if answer_only and not answer:
             raise InvalidInput(f"{', '.join(answer_only)} {'is' if len(answer_only) == 1 else 'are'} only used "
+                               "with --answer")
+        recall_only = [f"--{n}" for n in ("split", "dump") if click_ctx.get_parameter_source(n) ==
+                       ParameterSource.COMMANDLINE]
+        if recall_only and answer:
+            raise InvalidInput(f"{', '.join(recall_only)} {'is' if len(recall_only) == 1 else 'are'} not used "
                                "with --answer")
         with ExitStack() as stack:
             if answer:
@@ -83,7 +95,8 @@ def bench_locomo(path: str, embedder: str, conversations: int | None, answer: bo
                                                 adversarial=include_adversarial, memory_tokens=memory_tokens,
                                                 progress=step)
                 else:
-                    report = run_locomo(path, embedder=emb, conversations=conversations, progress=step)
+                    report = run_locomo(path, embedder=emb, conversations=conversations, split=split, dump=dump,
+                                        progress=step)
     except TrulyMemError as exc:
         fail(exc)
     if as_json:
@@ -98,8 +111,9 @@ def bench_locomo(path: str, embedder: str, conversations: int | None, answer: bo
 def _print_locomo(report: dict[str, Any]) -> None:
     out = Console(highlight=False, markup=False, width=max(140, Console().width))  # tables need the room
     ing = report["ingest"]
-    out.print(f"LoCoMo: {report['conversations']} conversations, {report['questions']} questions with evidence; "
-              f"embedder {report['embedder']}; ingest {ing['messages']} messages at {ing['messages_per_s']}/s")
+    out.print(f"LoCoMo ({report['split']}: {', '.join(report['conversation_ids'])}): {report['questions']} questions "
+              f"with evidence; embedder {report['embedder']}; ingest {ing['messages']} messages at "
+              f"{ing['messages_per_s']}/s wall, {ing['messages_per_cpu_s']}/s CPU")
     table = Table("variant", "R@1", "R@5", "R@10", "R@25", "R@50", "≤500t", "≤1000t", "≤2000t", "sess@10",
                   "p50 ms", "p95 ms", "p99 ms")
     for name, v in report["variants"].items():
