@@ -72,3 +72,22 @@ def test_recall_floor_on_one_conversation() -> None:
     assert v["bm25+graph"]["recall_at"][10] >= 75.0
     assert v["hybrid+graph"]["recall_at"][10] >= 75.0
     assert v["hybrid+graph"]["recall_at"][50] >= 87.5
+
+
+def test_splits_and_dump(tmp_path: Path) -> None:
+    from trulymem.bench.locomo_data import SPLITS, in_split
+
+    two = [GOOD, {**GOOD, "sample_id": "conv-43"}]
+    convs = load_locomo(_write(tmp_path, two))
+    assert [c.id for c in in_split(convs, "heldout")] == ["conv-43"] and len(in_split(convs, "all")) == 2
+    assert set(SPLITS["tune"] or ()).isdisjoint(SPLITS["heldout"] or ())
+    with pytest.raises(InvalidInput, match="unknown split"):
+        in_split(convs, "dev")
+    dump = tmp_path / "dump.jsonl"
+    report = run_locomo(_write(tmp_path, two), embedder=None, split="heldout", dump=dump)
+    assert report["conversation_ids"] == ["conv-43"] and report["ingest"]["cpu_seconds"] >= 0
+    rows = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert {r["variant"] for r in rows} == set(report["variants"]) and "-topics" in report["variants"]
+    first = rows[0]
+    assert first["evidence"] == ["D1:1"] and first["recall_at_10"] == 1.0 and first["top10"][0]["hit"]
+    assert first["top10"][0]["speaker"] == "A"
