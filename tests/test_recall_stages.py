@@ -71,8 +71,8 @@ def test_the_named_speaker_is_a_soft_boost() -> None:
 
 def test_zero_weights_change_nothing_and_coverage_counts_query_words() -> None:
     cands = [Candidate("a", 0.6, "sailing and fishing in June", "Ola"), Candidate("b", 0.7, "sailing", "Bea")]
-    off = rerank(cands, stems("sailing fishing"), {"ola"}, RerankWeights(0, 0, 0, protect=0))
-    assert {k: v[0] for k, v in off.items()} == {"a": 0.6, "b": 0.7} and RerankWeights(0, 0, 0).off
+    off = rerank(cands, stems("sailing fishing"), {"ola"}, RerankWeights.none())
+    assert {k: v[0] for k, v in off.items()} == {"a": 0.6, "b": 0.7} and RerankWeights.none().off
     cov = rerank(cands, stems("sailing fishing"), set(), RerankWeights(speaker=0, question=0, coverage=1.0))
     assert cov["a"][0] == pytest.approx(1.2) and cov["b"][0] == pytest.approx(1.05)
 
@@ -150,6 +150,25 @@ def test_a_question_with_commas_is_searched_word_by_word(mem: TrulyMem) -> None:
 def test_speaker_and_question_turn_rerank_in_recall(mem: TrulyMem) -> None:
     _ingest(mem)
     on = _turns(mem, "What hobbies did Tomas pick up?")
-    off = _turns(mem, "What hobbies did Tomas pick up?", replace(RecallConfig(), rerank=RerankWeights(0, 0, 0)))
+    off = _turns(mem, "What hobbies did Tomas pick up?", replace(RecallConfig(), rerank=RerankWeights.none()))
     assert on.index("S1:2") < on.index("S1:1")  # his statement above her question
     assert set(on) == set(off)  # the reranker reorders, it never adds or drops
+
+
+def test_a_reply_inherits_the_score_of_the_question_it_answers() -> None:
+    cands = [Candidate("q", 1.0, "Which lake did you paddle on?", "Bea", ("s1", 4)),
+             Candidate("r", 0.4, "Lake Mjøsa, twice!", "Ola", ("s1", 5)),
+             Candidate("r2", 0.3, "Also, my cat is fine.", "Ola", ("s1", 7))]
+    w = RerankWeights(speaker=0, question=0, coverage=0, answer=1.0)
+    out = rerank(cands, set(), set(), w)
+    assert out["r"][0] == pytest.approx(1.0) and "answers a matching question" in out["r"][1]
+    assert out["r2"][0] == pytest.approx(0.3)  # not the next turn
+    same = [replace(cands[0], speaker="Ola"), cands[1]]  # a speaker asking and going on is no answer
+    assert rerank(same, set(), set(), w)["r"][0] == pytest.approx(0.4)
+
+
+def test_frame_words_are_not_searched() -> None:
+    from trulymem.recall.query import topic_terms
+
+    assert topic_terms(["What", "might", "Ola", "likely", "enjoy"]) == ["What", "Ola", "enjoy"]
+    assert topic_terms(["likely"]) == ["likely"]

@@ -54,11 +54,13 @@ def variants(base: RecallConfig | None = None) -> list[Variant]:
         Variant("bm25+graph", replace(base, vectors=False), 1),
         Variant("vector", replace(base, lexical=False), 0, seeds_only=True),
         # each issue-16 stage taken out of hybrid+graph on its own
-        Variant("-rerank", replace(base, rerank=RerankWeights(0, 0, 0)), 1),
+        Variant("-rerank", replace(base, rerank=RerankWeights.none()), 1),
         Variant("-speaker boost", replace(base, rerank=replace(weights, speaker=0)), 1),
         Variant("-question penalty", replace(base, rerank=replace(weights, question=0)), 1),
+        Variant("-answer transfer", replace(base, rerank=replace(weights, answer=0)), 1),
         Variant("+coverage", replace(base, rerank=replace(weights, coverage=0.5)), 1),
         Variant("+speaker terms", replace(base, speaker_terms=True), 1),
+        Variant("+frame words", replace(base, frame_words=True), 1),
         Variant("-question parse", replace(base, parse_questions=False), 1),
         Variant("-topics", base, 1, topics=False),
     ]

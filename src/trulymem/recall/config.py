@@ -31,6 +31,7 @@ class RecallConfig:
     time_weight: float = 0.5      # their ranking's weight in the fusion
     speculation_penalty: float = 0.8
     parse_questions: bool = True  # a natural-language question is split on whitespace, not on its commas
+    frame_words: bool = False     # keep words that frame a question ("likely", "kind of") as search words
     speaker_terms: bool = False   # keep the names of people who speak in the search terms (they are in
                                   # every turn they said: the reranker's speaker feature uses them instead)
     rerank: RerankWeights = field(default_factory=RerankWeights)

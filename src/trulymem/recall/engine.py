@@ -16,7 +16,7 @@ from trulymem import budget
 from trulymem.embed.base import Embedder
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.config import RecallConfig
-from trulymem.recall.query import ParsedQuery, parse_query
+from trulymem.recall.query import ParsedQuery, parse_query, topic_terms
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
 from trulymem.recall.rerank import Candidate, rerank
@@ -120,6 +120,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         # A speaker's name is in every turn they said: as a search word it ranks the turns that
         # address them ("Wow, Caroline!"), not theirs. The reranker boosts their turns instead.
         text_terms = [t for t in text_terms if name_key(t) not in speakers] or text_terms
+    if parsed is not None and parsed.question and not cfg.frame_words:
+        text_terms = topic_terms(text_terms)
     match = phrases(content_terms(text_terms))
     rankings: dict[str, list[str]] = {}
     if match and cfg.lexical:

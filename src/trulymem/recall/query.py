@@ -19,6 +19,12 @@ _LIST_SEP = re.compile(r"[,，、;；|]")
 _QUESTION_WORDS = frozenset(
     "what when where who whom whose which why how is are was were do does did can could would should will has have "
     "had tell describe name list".split())
+# Words that frame a question rather than name its topic ("What might Ola likely enjoy?"):
+# as search words they match turns that happen to say "likely" or "things".
+FRAME_WORDS = frozenset(
+    "likely might would could kind kinds type types sort thing things way ways ever usually recently "
+    "describe described consider considered say said mention mentioned think thought something anything "
+    "someone anyone many much yes answer".split())
 _WORD = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
 _POSSESSIVE = re.compile(r"['’]s?$")
 _EDGE_PUNCT = "?!.,:;'\"“”‘’()[]"
@@ -46,6 +52,12 @@ def is_question(text: str) -> bool:
     if _LIST_SEP.search(t):
         return any(len(piece.split()) >= 4 for piece in _LIST_SEP.split(t))
     return False
+
+
+def topic_terms(terms: list[str]) -> list[str]:
+    """A question's terms without ``FRAME_WORDS`` (unless that leaves none)."""
+    kept = [t for t in terms if t.casefold() not in FRAME_WORDS]
+    return kept or terms
 
 
 def parse_query(text: str) -> ParsedQuery:

@@ -33,13 +33,20 @@ class RerankWeights:
                                # name the wrong person (LoCoMo's adversarial ones), so a boost must not
                                # bury what the words found best
     window: float = 0.0        # × (1 - w) per better-ranked turn within two turns of it in its session
+    answer: float = 1.0        # the reply right after a matching question turn scores at least w × the
+                               # question's score (the question found it; the reply says the answer)
     speaker_margin: float = 0.0  # no speaker boost when the other speakers' best statement outscores the
                                  # named person's best by more than this share (the question names the
                                  # wrong person)
 
+    @classmethod
+    def none(cls) -> RerankWeights:
+        """Every feature off: the fused order unchanged."""
+        return cls(speaker=0, question=0, coverage=0, protect=0, window=0, answer=0)
+
     @property
     def off(self) -> bool:
-        return not (self.speaker or self.question or self.coverage or self.window)
+        return not (self.speaker or self.question or self.coverage or self.window or self.answer)
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,8 @@ def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str
                 score *= 1 + weights.coverage * share
                 why.append(f"covers {share:.0%}")
         out[c.id] = (score, why)
+    if weights.answer:
+        _answers(candidates, out, weights.answer)
     if weights.window:
         _spread(candidates, out, weights.window)
     if weights.protect:
@@ -102,6 +111,21 @@ def _named_lead(candidates: list[Candidate], speakers: set[str], margin: float) 
         else:
             other = max(other, c.score)
     return named >= other * (1 - margin)
+
+
+def _answers(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float) -> None:
+    """A question turn lends ``w`` of its first score to the next turn of its session, when
+    someone else says it."""
+    at = {c.place: c for c in candidates if c.place is not None}
+    for c in candidates:
+        if c.place is None or not is_question_turn(c.text):
+            continue
+        reply = at.get((c.place[0], c.place[1] + 1))
+        if reply is None or reply.speaker == c.speaker:
+            continue
+        score, why = out[reply.id]
+        if c.score * w > score:
+            out[reply.id] = (c.score * w, [*why, "answers a matching question"])
 
 
 def _spread(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float) -> None:
