@@ -138,9 +138,13 @@ def mem(db: str, clock: Clock) -> Iterator[TrulyMem]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A re-run module's tests that never touch a backend ran already in the original module."""
-    keep = [item for item in items
-            if not (hasattr(getattr(item, "module", None), "BACKENDS") and "backend" not in getattr(item, "fixturenames", ()))]
+    """A re-run module's tests that never touch a backend ran already in the original module, and
+    those marked ``sqlite_only`` (they read SQLite internals) are not for PostgreSQL."""
+    def rerun_only(item: pytest.Item) -> bool:
+        return hasattr(getattr(item, "module", None), "BACKENDS") and (
+            "backend" not in getattr(item, "fixturenames", ()) or item.get_closest_marker("sqlite_only") is not None)
+
+    keep = [item for item in items if not rerun_only(item)]
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
