@@ -45,7 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "purge": ("memory", "Invalidate (soft), correct (supersede) or delete (hard) facts matching ALL criteria."),
     "recall": ("memory", "Recall memories for QUERY (comma/space separated intents; empty: persona and tasks)."),
     "reindex": ("database", "Give every node a vector of --embedder's model and search those from then on."),
-    "serve": ("serve", "Serve the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp."),
+    "serve": ("serve", "Serve the web app at /, the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp."),
     "stats": ("database", "Counts by node type, fact kind and validity."),
     "task": ("working", "The working-memory task chain."),
     "tools": ("serve", "Print the memory tools' JSON schemas for an LLM API."),
