@@ -15,7 +15,7 @@ from trulymem.recall.query import is_question, parse_query
 from trulymem.recall.rerank import Candidate, RerankWeights, is_question_turn, rerank
 from trulymem.store.base import FactQuery
 from trulymem.text.stem import stems
-from trulymem.tools.enrich import topic_line, topics_of
+from trulymem.text.topics import topic_line, topics_of
 
 
 @pytest.mark.parametrize(("text", "question"), [
@@ -172,3 +172,13 @@ def test_frame_words_are_not_searched() -> None:
 
     assert topic_terms(["What", "might", "Ola", "likely", "enjoy"]) == ["What", "Ola", "enjoy"]
     assert topic_terms(["likely"]) == ["likely"]
+
+
+def test_asked_topics_and_the_topic_feature() -> None:
+    from trulymem.text.topics import asked_topics
+
+    assert asked_topics("What hobbies does Ola have?") == ["hobbies"]
+    assert asked_topics("Where did Ola park?") == []
+    cands = [Candidate("a", 0.5, "I went climbing at the gym.", "Ola"), Candidate("b", 0.6, "Fine weather.", "Ola")]
+    out = rerank(cands, set(), set(), replace(RerankWeights.none(), topic=0.5), ["hobbies"])
+    assert out["a"][0] == pytest.approx(0.75) and out["a"][1] == ["about hobbies"] and out["b"][0] == 0.6

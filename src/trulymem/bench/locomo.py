@@ -40,7 +40,7 @@ class Variant:
     config: RecallConfig
     depth: int  # None-like 0 with ``seeds_only``: the retrievers' own hits, no graph at all
     seeds_only: bool = False
-    topics: bool = True  # searched in a database ingested with topic enrichment (tools/enrich.py)
+    topics: bool = True  # searched in a database ingested with topic enrichment (text/topics.py)
 
 
 def variants(base: RecallConfig | None = None) -> list[Variant]:

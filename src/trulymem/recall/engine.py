@@ -27,6 +27,7 @@ from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.stem import stems
 from trulymem.text.stopwords import content_terms
 from trulymem.text.tokenize import count_tokens
+from trulymem.text.topics import asked_topics
 
 _TURN_NO = re.compile(r"(\d+)$")
 TASK_INTENTS = {"tasknode", "task", "tasks", "task_chain", "taskchain", "working_memory", "workingmemory",
@@ -213,7 +214,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
 
     # --- rerank: speaker, question turns, coverage ------------------------------
     if not cfg.rerank.off:
-        _rerank(store, user_scope, c, known, speakers, stems(" ".join(text_terms)), q.as_of)
+        asked = asked_topics(q.query_intent) if parsed is not None and parsed.question else []
+        _rerank(store, user_scope, c, known, speakers, stems(" ".join(text_terms)), asked, q.as_of)
 
     # --- rank and cut --------------------------------------------------------
     budget.check("recall")
@@ -285,7 +287,7 @@ def _speakers(store: Store, scope: Scope, named: list[Node], parsed: ParsedQuery
 
 
 def _rerank(store: Store, scope: Scope, c: _Collector, known: dict[str, Node], speakers: set[str],
-            query_stems: set[str], as_of: datetime | None) -> None:
+            query_stems: set[str], asked: list[str], as_of: datetime | None) -> None:
     """Rescore the best ``rerank_depth`` episode candidates with ``rerank.rerank``."""
     top = sorted(c.node_score, key=lambda i: -c.node_score[i])[: c.cfg.rerank_depth]
     known.update(_load(store, scope, [n for n in top if n not in known], as_of))
@@ -300,7 +302,7 @@ def _rerank(store: Store, scope: Scope, c: _Collector, known: dict[str, Node], s
             text = text[len(speaker) + 2 :]
         cands.append(Candidate(nid, c.node_score[nid], text, speaker if isinstance(speaker, str) else None,
                                _place(node.metadata)))
-    for nid, (score, why) in rerank(cands, query_stems, speakers, c.cfg.rerank).items():
+    for nid, (score, why) in rerank(cands, query_stems, speakers, c.cfg.rerank, asked).items():
         c.node_score[nid] = score
         for w in why:
             _add_why(c.node_why, nid, w)

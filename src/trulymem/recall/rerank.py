@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from trulymem.text.normalize import name_key
 from trulymem.text.stem import stems
+from trulymem.text.topics import topics_of
 
 _SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
 _PHOTO = re.compile(r"\s*\[shares a photo:[^\]]*\]\s*$")
@@ -33,6 +34,7 @@ class RerankWeights:
                                # name the wrong person (LoCoMo's adversarial ones), so a boost must not
                                # bury what the words found best
     window: float = 0.0        # × (1 - w) per better-ranked turn within two turns of it in its session
+    topic: float = 0.0         # × (1 + w) when the turn is about a topic the question asks about
     answer: float = 1.0        # the reply right after a matching question turn scores at least w × the
                                # question's score (the question found it; the reply says the answer)
     speaker_margin: float = 0.0  # no speaker boost when the other speakers' best statement outscores the
@@ -42,11 +44,11 @@ class RerankWeights:
     @classmethod
     def none(cls) -> RerankWeights:
         """Every feature off: the fused order unchanged."""
-        return cls(speaker=0, question=0, coverage=0, protect=0, window=0, answer=0)
+        return cls(speaker=0, question=0, coverage=0, protect=0, window=0, answer=0, topic=0)
 
     @property
     def off(self) -> bool:
-        return not (self.speaker or self.question or self.coverage or self.window or self.answer)
+        return not (self.speaker or self.question or self.coverage or self.window or self.answer or self.topic)
 
 
 @dataclass(frozen=True)
@@ -70,9 +72,10 @@ def is_question_turn(text: str) -> bool:
 
 
 def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str],
-           weights: RerankWeights) -> dict[str, tuple[float, list[str]]]:
+           weights: RerankWeights, asked: list[str] | None = None) -> dict[str, tuple[float, list[str]]]:
     """New score and the features that moved it, per candidate id. ``speakers`` are
-    name keys of the people the query names; ``query_stems`` from ``stems(query)``."""
+    name keys of the people the query names; ``query_stems`` from ``stems(query)``;
+    ``asked`` the topics the question asks about (``text.topics.asked_topics``)."""
     out: dict[str, tuple[float, list[str]]] = {}
     boost = weights.speaker if speakers and _named_lead(candidates, speakers, weights.speaker_margin) else 0.0
     for c in candidates:
@@ -83,6 +86,9 @@ def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str
         if weights.question and is_question_turn(c.text):
             score *= 1 - weights.question
             why.append("question turn")
+        if weights.topic and asked and (hit := set(asked) & set(topics_of(c.text))):
+            score *= 1 + weights.topic
+            why.append(f"about {min(hit)}")
         if weights.coverage and query_stems:
             share = len(query_stems & stems(c.text)) / len(query_stems)
             if share:

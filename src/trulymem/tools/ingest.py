@@ -20,9 +20,9 @@ from trulymem.model import MAX_TEXT, Node, NodeType, Scope, UTCDatetime
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
 from trulymem.text.stopwords import STOPWORDS
+from trulymem.text.topics import topic_line, topics_of
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, embedded_writes, gc_paused, register
 from trulymem.tools.commit import TripletIn, commit_triplets
-from trulymem.tools.enrich import topic_line, topics_of
 from trulymem.tools.fields import Label, Name, Text
 
 MAX_MESSAGES = 5000

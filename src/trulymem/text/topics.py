@@ -1,4 +1,5 @@
-"""Write-time enrichment without a model: the topics a message is about (issue 16).
+"""The topics a text is about, by a small hand-made lexicon (issue 16): write-time
+enrichment without a model, and the topics a question asks about.
 
 A question often names the kind of thing ("hobbies", "married", "pets") while the
 turns that answer it name instances ("I went kayaking", "my husband", "our dog
@@ -83,6 +84,13 @@ def topics_of(text: str, *, at_least: int = 1) -> list[str]:
         for topic in instance.get(s, ()):
             counts[topic] = counts.get(topic, 0) + 1
     return [t for t in _LEXICON if counts.get(t, 0) >= at_least]
+
+
+def asked_topics(question: str) -> list[str]:
+    """The topics a question asks about by their own words ("hobbies", "pets", "career")."""
+    _, asked = _index()
+    found = {t for s in stems(question) for t in asked.get(s, ())}
+    return [t for t in _LEXICON if t in found]
 
 
 def topic_line(topics: list[str]) -> str:
