@@ -139,11 +139,19 @@ class VectorSet:
 
     def merge(self, threads: int, *, limit: int | None = None) -> int:
         """Move up to ``limit`` (all when ``None``) of the oldest delta rows into the index."""
-        import numpy as np
-
         if self.index is None:
             self.index = _new_index(self.dim)
+        moved = 0
         end = len(self._rids) if limit is None else min(len(self._rids), self._start + limit)
+        while self._start < end:  # in slices: a copy of the whole delta at 1M vectors would be 2 GB
+            moved += self._merge_rows(threads, min(end, self._start + 16_384))
+        if self._start > 4096 and self._start * 2 > len(self._rids):
+            self._compact()
+        return moved
+
+    def _merge_rows(self, threads: int, end: int) -> int:
+        import numpy as np
+
         live = [i for i in range(self._start, end) if self._rids[i] >= 0]
         if live:
             keys = np.asarray([self._rids[i] for i in live], dtype=np.uint64)
@@ -153,12 +161,9 @@ class VectorSet:
             self.index.add(keys, self._matrix[live], threads=threads)
             for i in live:
                 del self._pos[self._rids[i]]
-        if end > self._start:
-            self.merged = max(self.merged, self._rowids[end - 1])
-            self._dead -= sum(1 for i in range(self._start, end) if self._rids[i] < 0)
-            self._start = end
-        if self._start > 4096 and self._start * 2 > len(self._rids):
-            self._compact()
+        self.merged = max(self.merged, self._rowids[end - 1])
+        self._dead -= sum(1 for i in range(self._start, end) if self._rids[i] < 0)
+        self._start = end
         return len(live)
 
     def _compact(self) -> None:
