@@ -69,7 +69,10 @@ class PostgresBase(Store):
         self._psycopg = psycopg
         self._pool: Any = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, timeout=timeout_s, open=False,
-            kwargs={"autocommit": True, "options": "-c TimeZone=UTC -c lock_timeout=60000"},
+            # prepare_threshold None: every statement planned for its own arguments; generic plans
+            # of `key = ANY(array)` lookups read whole tables (nodes by key: 81 ms -> 4 ms at 50k facts)
+            kwargs={"autocommit": True, "prepare_threshold": None,
+                    "options": "-c TimeZone=UTC -c lock_timeout=60000"},
         )
         try:
             self._pool.open(wait=True, timeout=timeout_s)
