@@ -85,6 +85,7 @@ class PostgresBase(Store):
             self._pool.close()
             raise
         self._tx = _Tx()
+        self._grown = 0  # facts this store inserted (close() refreshes planner statistics after many)
 
     @contextmanager
     def transaction(self, *, write: bool = True) -> Iterator[None]:
@@ -136,6 +137,12 @@ class PostgresBase(Store):
             conn.execute("COMMIT")
 
     def close(self) -> None:
+        if self._grown >= 5_000:  # as SQLite's PRAGMA optimize at close: statistics after a bulk load
+            try:
+                with self._pool.connection() as conn:
+                    conn.execute("ANALYZE facts, nodes")
+            except self._psycopg.Error:
+                pass  # an optimisation only: autovacuum takes them within a minute or so
         self._pool.close()
 
     def _translate(self, exc: Exception, prefix: str = "") -> Exception:

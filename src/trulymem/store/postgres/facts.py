@@ -130,6 +130,7 @@ class FactMixin(PostgresBase):
                  f.updated_at, f.valid_at, f.invalid_at, f.superseded_by, fact_tsv(f.relation, f.type, f.kind.value))
                 for f in facts]
         self._copy(_COPY, rows)  # COPY: rows stream in order (storage order), no per-value array building
+        self._grown += len(rows)
 
     def _check_nodes(self, facts: Sequence[Fact]) -> None:
         wanted = {(f.user_id, n) for f in facts for n in (f.subject_id, f.object_id)}
