@@ -1,12 +1,12 @@
 """A cheap second look at the fused episode candidates (issue 16).
 
-Fusion ranks by words alone; three things it cannot see decide many LoCoMo misses:
-who said a turn (83% of evidence is said by the person the question names), whether
-the turn is itself a question (questions echo the words of later questions but answer
-nothing) and how much of the question a turn covers rather than how rare one of its
-words is. Each is a multiplier on the candidate's score, so a feature can only
-reorder what the retrievers found, and a weight of 0 turns it off. Pure functions of
-plain data: easy to test, easy to ablate.
+Fusion ranks by words alone; things it cannot see decide many LoCoMo misses: who
+said a turn (83% of evidence is said by the person the question names), whether the
+turn is itself a question (questions echo the words of later questions but answer
+nothing), and whether it replies to a question that matches. Each feature only
+reorders what the retrievers found, and a weight of 0 turns it off; those that lost
+recall on the tune split (coverage, window, protect, topic) are kept off by default
+so the bench can show why. Pure functions of plain data: easy to test, easy to ablate.
 """
 
 from __future__ import annotations
@@ -37,9 +37,6 @@ class RerankWeights:
     topic: float = 0.0         # × (1 + w) when the turn is about a topic the question asks about
     answer: float = 1.0        # the reply right after a matching question turn scores at least w × the
                                # question's score (the question found it; the reply says the answer)
-    speaker_margin: float = 0.0  # no speaker boost when the other speakers' best statement outscores the
-                                 # named person's best by more than this share (the question names the
-                                 # wrong person)
 
     @classmethod
     def none(cls) -> RerankWeights:
@@ -77,7 +74,7 @@ def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str
     name keys of the people the query names; ``query_stems`` from ``stems(query)``;
     ``asked`` the topics the question asks about (``text.topics.asked_topics``)."""
     out: dict[str, tuple[float, list[str]]] = {}
-    boost = weights.speaker if speakers and _named_lead(candidates, speakers, weights.speaker_margin) else 0.0
+    boost = weights.speaker if speakers else 0.0
     for c in candidates:
         score, why = c.score, []
         if boost and c.speaker is not None and name_key(c.speaker) in speakers:
@@ -102,21 +99,6 @@ def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str
     if weights.protect:
         _protect(candidates, out, weights.protect)
     return out
-
-
-def _named_lead(candidates: list[Candidate], speakers: set[str], margin: float) -> bool:
-    """Whether the named people's best statement is within ``margin`` of everyone else's."""
-    if not margin:
-        return True
-    named = other = 0.0
-    for c in candidates:
-        if c.speaker is None or is_question_turn(c.text):
-            continue
-        if name_key(c.speaker) in speakers:
-            named = max(named, c.score)
-        else:
-            other = max(other, c.score)
-    return named >= other * (1 - margin)
 
 
 def _answers(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float) -> None:
