@@ -25,14 +25,17 @@ _deadline: ContextVar[float | None] = ContextVar("trulymem_deadline", default=No
 
 
 @contextmanager
-def time_budget(seconds: float | None) -> Iterator[None]:
-    """Run the block under a budget of ``seconds`` (``None`` or 0: none); an outer, earlier deadline wins."""
-    if not seconds:
+def time_budget(seconds: float | None, *, fresh: bool = False) -> Iterator[None]:
+    """Run the block under a budget of ``seconds`` (``None`` or 0: none); an outer, earlier deadline
+    wins unless ``fresh``. A server starts every request ``fresh``: a task inherits its creator's
+    context, and uvicorn starts a keep-alive connection's next request from inside the previous
+    one's task, whose deadline must not carry over."""
+    if not seconds and not fresh:
         yield
         return
-    deadline = time.monotonic() + seconds
-    outer = _deadline.get()
-    token = _deadline.set(deadline if outer is None else min(outer, deadline))
+    deadline = time.monotonic() + seconds if seconds else None
+    outer = None if fresh else _deadline.get()
+    token = _deadline.set(deadline if outer is None or deadline is None else min(outer, deadline))
     try:
         yield
     finally:

@@ -144,7 +144,9 @@ class RequestLimits:
                 429, "rate_limited", f"over {self.limiter.rate:g} requests per second for this API key or client; "
                 f"retry in {wait:.1f} s", headers=retry_after(wait)))
             return
-        with time_budget(self.budget):  # a context variable: it follows the request into its worker thread
+        # a context variable: it follows the request into its worker thread; fresh, as no
+        # earlier request's deadline may reach this one
+        with time_budget(self.budget, fresh=True):
             body: bytes | None = None
             try:
                 body = await self._read(scope, receive)
