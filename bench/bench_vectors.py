@@ -165,7 +165,7 @@ def bench_size(n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]
                                            "write_then_search_ms": statistics.median(x[0] for x in wts),
                                            "write_then_search_cpu_ms": statistics.median(x[1] for x in wts)}
                 store.close()
-    with env(TRULYMEM_ANN_THRESHOLD="1000", TRULYMEM_BLAS_THREADS="1"):
+    with env(TRULYMEM_ANN_THRESHOLD="1000", TRULYMEM_BLAS_THREADS="1", TRULYMEM_ANN_EXACT=""):
         store = SQLiteStore(path)
         build_w, build_c, _ = timed(lambda: store.vector_search(SCOPE, qvecs[0], 10))
         (vs,) = store._vec_sets.values()

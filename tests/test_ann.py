@@ -39,6 +39,7 @@ def exact(mem: TrulyMem, query: np.ndarray, k: int) -> list[str]:
 @pytest.fixture
 def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRULYMEM_ANN_THRESHOLD", "100")
+    monkeypatch.setenv("TRULYMEM_ANN_EXACT", "")  # these tests index the hashing embedder's vectors too
 
 
 def test_above_the_threshold_search_uses_the_index_and_agrees_with_exact(db_path: Path, small_threshold: None) -> None:
@@ -116,3 +117,25 @@ def test_rows_read_inside_a_rolled_back_transaction_are_forgotten(tmp_path: Path
     live = {r[0] for r in store._q("SELECT id FROM nodes")}
     assert found <= live
     mem.close()
+
+
+def test_the_hashing_embedders_vectors_stay_exact_by_default(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its near-orthogonal vectors index badly (recall@10 0.51 at 1M): kept exact at any size."""
+    monkeypatch.setenv("TRULYMEM_ANN_THRESHOLD", "100")
+    mem = fill(db_path, 300)
+    q = HashingEmbedder().embed_query(names(300)[7])
+    got = [i for i, _ in mem.store.vector_search(mem.scope, q, 10)]
+    assert got[0] == exact(mem, q, 10)[0] and len(set(got) & set(exact(mem, q, 10))) >= 9  # ties may swap
+    (vs,) = mem.store._vec_sets.values()  # type: ignore[attr-defined]
+    assert vs.index is None
+    mem.close()
+
+
+def test_which_models_are_indexed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from trulymem.store.sqlite.vector_index import ann_suits
+
+    assert ann_suits("use-multilingual") and not ann_suits("hashing-ngram-512")
+    monkeypatch.setenv("TRULYMEM_ANN_EXACT", "use, e5")
+    assert not ann_suits("use-multilingual") and ann_suits("hashing-ngram-512")
+    monkeypatch.setenv("TRULYMEM_ANN_EXACT", "")
+    assert ann_suits("hashing-ngram-512")

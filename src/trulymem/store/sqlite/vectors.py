@@ -16,7 +16,7 @@ from trulymem.errors import Conflict, InvalidInput, StoreError
 from trulymem.model import Node, Scope
 from trulymem.store.sqlite.connection import SQLiteBase
 from trulymem.store.sqlite.rows import NODE_COLS, chunks, marks, row_to_node, scope_sql
-from trulymem.store.sqlite.vector_index import VectorSet, ann_threshold
+from trulymem.store.sqlite.vector_index import VectorSet, ann_suits, ann_threshold
 
 if TYPE_CHECKING:
     import numpy as np
@@ -175,7 +175,7 @@ class VectorMixin(SQLiteBase):
             vs = self._current_set(key, scope, name, int(query.shape[0]))
             if limit <= 0 or not len(vs):
                 return []
-            if len(vs) >= ann_threshold() and vs.delta:
+            if len(vs) >= ann_threshold() and vs.delta and ann_suits(name or ""):
                 if vs.delta >= ann_threshold():  # a first build, or a large load since: all at once
                     vs.merge(threads)
                     if self.path != ":memory:":
