@@ -21,7 +21,7 @@ from typing import Any
 
 from trulymem import TrulyMem
 from trulymem.dream import analyze, dream_embedder, load_retention
-from trulymem.dream.analyze import JUDGE_CACHE
+from trulymem.dream.analyze import JUDGE_CACHES
 from trulymem.llm.base import LLM, LLMResponse, Message
 from trulymem.memories import MEMORY_RELATION, iter_memories
 
@@ -104,7 +104,7 @@ def quality(fixture: Path, embedder: str | None, llm: Any = None) -> dict[str, A
     """Detection quality on a labelled fixture, the memory stored as a plain install stores
     it; ``embedder`` is the dream's (``auto``: what ``trulymem dream`` uses, ``none``: words only)."""
     data = json.loads(fixture.read_text(encoding="utf-8"))
-    JUDGE_CACHE.clear()  # each fixture judged afresh
+    JUDGE_CACHES.clear()  # each fixture judged afresh
     clock = [NOW]
     with tempfile.TemporaryDirectory() as tmp, TrulyMem(Path(tmp) / "q.db", user_id="q", app_id="fixture",
                                                         clock=lambda: clock[0]) as mem:

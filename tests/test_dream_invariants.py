@@ -228,3 +228,19 @@ def test_neighbours_in_fewer_dimensions_match_the_exact_ones() -> None:
     top, knn = dup.nearest(vecs, 3)  # reduced search, exact scores
     assert (top[:, 0] // 4 == np.arange(6000) // 4).mean() > 0.99  # each finds its own cluster
     assert np.allclose(knn, np.einsum("nd,nkd->nk", vecs, vecs[top]).mean(axis=1), atol=1e-5)
+
+
+def test_each_model_client_is_asked_afresh_not_answered_from_anothers_verdicts(db_path: Path) -> None:
+    """Verdicts are cached per model client: a second client (another model, or this test run
+    twice in one process) is asked itself."""
+    from trulymem.dream import dream_embedder
+    from trulymem.llm import ScriptedLLM
+
+    texts = ["The user keeps a daily journal.", "Writing in a diary every evening is part of the user's routine."]
+    with TrulyMem(db_path, user_id="u", app_id="p") as mem:
+        mem.commit([note(t, "pref") for t in texts])
+        items = list(iter_memories(mem.store, mem.scope))
+    for verdict, merged in (("duplicate", 1), ("distinct", 0), ("duplicate", 1)):
+        llm = ScriptedLLM([str([{"pair": 0, "verdict": verdict}]).replace("'", '"')])
+        a = analyze(items, load_retention(), datetime.now(UTC), embedder=dream_embedder("auto", None), llm=llm)
+        assert len(llm.requests) == 1 and len(a.merges) == merged

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from weakref import WeakKeyDictionary
 
 from trulymem.dream.contradictions import contradiction, find_contradictions
 from trulymem.dream.duplicates import duplicate_candidates, merge_groups
@@ -35,7 +36,9 @@ __all__ = ["Analysis", "Contradiction", "DreamSettings", "Merge", "PruneCandidat
 
 
 Progress = Callable[[str, int, int | None], None]  # (what, done, total or None)
-JUDGE_CACHE: dict[tuple[str, str], str] = {}  # the model's verdicts by pair text, for this process
+# The model's verdicts by pair text, one cache per model client: another model (or a scripted
+# one) is asked afresh, and a client's cache goes with it.
+JUDGE_CACHES: WeakKeyDictionary[LLM, dict[tuple[str, str], str]] = WeakKeyDictionary()
 
 
 def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
@@ -92,7 +95,8 @@ def _ask_model(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], Judge
     ask = [pair for pair, v in verdicts.items() if v == "ambiguous" or (v != "distinct" and pair not in lexical)]
     if not ask:
         return verdicts, []
-    said, warnings = judge_with_llm([(rest[i].memory, rest[j].memory) for i, j in ask], llm, JUDGE_CACHE)
+    said, warnings = judge_with_llm([(rest[i].memory, rest[j].memory) for i, j in ask], llm,
+                                       JUDGE_CACHES.setdefault(llm, {}))
     out = dict(verdicts)
     for pair, v in zip(ask, said):
         out[pair] = v if v is not None else "ambiguous"  # type: ignore[assignment]
