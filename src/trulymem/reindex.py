@@ -9,17 +9,16 @@ a time (a named lock that a dead process does not hold)."""
 
 from __future__ import annotations
 
-import os
-import socket
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from trulymem.embed.base import Embedder
-from trulymem.errors import Conflict, InvalidInput
-from trulymem.model import Node, Scope, new_id
+from trulymem.errors import InvalidInput
+from trulymem.locks import process_lock
+from trulymem.model import Node, Scope
 from trulymem.store.base import NodeQuery, Store
 from trulymem.tools.base import node_text
 
@@ -160,36 +159,9 @@ def _yield(started: float) -> None:
     time.sleep(min(time.monotonic() - started, 0.1))
 
 
-@contextmanager
-def _lock(store: Store) -> Iterator[str]:
-    owner = f"{socket.gethostname()}:{os.getpid()}:{new_id()}"
-    holder = store.try_lock(LOCK, owner, datetime.now(UTC), LOCK_TTL_S)
-    if holder is not None and _dead(holder):
-        store.unlock(LOCK, holder)
-        holder = store.try_lock(LOCK, owner, datetime.now(UTC), LOCK_TTL_S)
-    if holder is not None:
-        host, pid = (holder.split(":") + [""])[:2]
-        raise Conflict(f"another reindex is running on this database (process {pid} on {host}); wait for it "
-                       f"(a stuck lock expires after {int(LOCK_TTL_S // 60)} minutes)", field="lock")
-    try:
-        yield owner
-    finally:
-        store.unlock(LOCK, owner)
+def _lock(store: Store) -> AbstractContextManager[str]:
+    return process_lock(store, LOCK, LOCK_TTL_S, "another reindex is running on this database")
 
 
 def _renew(store: Store, owner: str) -> None:
     store.try_lock(LOCK, owner, datetime.now(UTC), LOCK_TTL_S)
-
-
-def _dead(holder: str) -> bool:
-    """Whether the lock's holder is a process of this host that is gone (killed mid-reindex)."""
-    host, pid = (holder.split(":") + ["", ""])[:2]
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False

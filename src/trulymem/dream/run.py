@@ -7,18 +7,15 @@ what was there (an export before the dream equals one after the undo).
 
 from __future__ import annotations
 
-import os
-import socket
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from trulymem.dream.analyze import Analysis
 from trulymem.dream.report import REMINDER
 from trulymem.errors import Conflict, NotFound
+from trulymem.locks import process_lock
 from trulymem.memories import MEMORY_RELATION
 from trulymem.model import Fact, Node, Scope, new_id, to_json
 from trulymem.store.base import Change, FactQuery, NodeQuery, Run, Store
@@ -335,35 +332,9 @@ def undo_dream(ctx: ToolContext, run_id: str | None = None) -> Run:
     return run
 
 
-@contextmanager
-def dream_lock(store: Store, scope: Scope) -> Iterator[str]:
-    """One dream per scope at a time. A holder that died (same host, process gone)
-    or whose lock expired does not block. Wall-clock time: the memory's clock may be simulated."""
-    now = datetime.now(UTC)
+def dream_lock(store: Store, scope: Scope) -> AbstractContextManager[str]:
+    """One dream per scope at a time (see ``trulymem.locks``)."""
     name = f"dream:{scope.user_id}:{scope.agent_id or ''}:{scope.app_id or ''}"
-    owner = f"{socket.gethostname()}:{os.getpid()}:{new_id()}"
-    holder = store.try_lock(name, owner, now, LOCK_TTL_S)
-    if holder is not None and _dead(holder):
-        store.unlock(name, holder)
-        holder = store.try_lock(name, owner, now, LOCK_TTL_S)
-    if holder is not None:
-        host, pid = holder.split(":")[:2]
-        raise Conflict(f"another dream is running on this scope (process {pid} on {host}); wait for it to finish "
-                       f"(a stuck lock expires after {LOCK_TTL_S // 60} minutes)", field="lock")
-    try:
-        yield owner
-    finally:
-        store.unlock(name, owner)
+    return process_lock(store, name, LOCK_TTL_S, "another dream is running on this scope")
 
 
-def _dead(holder: str) -> bool:
-    host, pid = (holder.split(":") + ["", ""])[:2]
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
