@@ -3,15 +3,22 @@ conversions and the SQL of scopes and ``When`` (``%s`` placeholders)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
 from trulymem.model import EdgeKind, Fact, Node, Scope
+from trulymem.store import sql
 from trulymem.store.base import When
 from trulymem.store.postgres.text import tsvector
+from trulymem.store.sql import Dialect
+
+# re-exported: the backend's modules import these from here
+from trulymem.store.sql import dump_json as dump_json
+from trulymem.store.sql import like as like
+from trulymem.store.sql import load_json as load_json
+from trulymem.store.sql import opt as opt
 from trulymem.text import fts_document
 
 FACT_COLS = (
@@ -28,20 +35,6 @@ NODE_COLS = ("n.id, n.user_id, n.agent_id, n.app_id, n.name, n.key, n.type, n.su
 CHUNK = 1000
 
 
-def load_json(text: str) -> Any:
-    if text == "{}":
-        return {}
-    if text == "[]":
-        return []
-    return json.loads(text)
-
-
-def dump_json(value: dict[str, Any] | list[Any]) -> str:
-    if not value:
-        return "{}" if isinstance(value, dict) else "[]"
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
 def utc(value: datetime) -> datetime:
     # psycopg answers in the session's zone (UTC) as a ZoneInfo: the models use datetime.UTC
     return value.replace(tzinfo=UTC)
@@ -49,10 +42,6 @@ def utc(value: datetime) -> datetime:
 
 def utc_opt(value: datetime | None) -> datetime | None:
     return None if value is None else value.replace(tzinfo=UTC)
-
-
-def opt(value: str) -> str | None:
-    return value or None
 
 
 def chunks(seq: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
@@ -87,41 +76,13 @@ def row_to_node(r: Sequence[Any]) -> Node:
     )
 
 
+DIALECT = Dialect("%s", "true", lambda t: t)
+
+
 def scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    for name in ("user_id", "agent_id", "app_id"):
-        value = getattr(scope, name)
-        if value is None and scope.exact and name != "user_id":
-            value = ""  # the shared namespace is stored as ''
-        if value is not None:
-            clauses.append(f"{alias}.{name} = %s")
-            params.append(value)
-    return (" AND ".join(clauses) or "true"), params
+    return sql.scope_sql(scope, alias, DIALECT)
 
 
 def when_sql(when: When) -> tuple[str, list[Any]]:
     """SQL for ``When`` over facts aliased ``f``."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if when.as_of is not None:
-        clauses.append("f.created_at <= %s")
-        params.append(when.as_of)
-        if when.validity != "all":
-            clauses.append("f.valid_at <= %s AND (f.invalid_at IS NULL OR f.invalid_at > %s)")
-            params += [when.as_of, when.as_of]
-    elif when.validity == "current":
-        clauses.append("f.invalid_at IS NULL")
-    elif when.validity == "invalid":
-        clauses.append("f.invalid_at IS NOT NULL")
-    if when.valid_from is not None:
-        clauses.append("f.valid_at >= %s")
-        params.append(when.valid_from)
-    if when.valid_to is not None:
-        clauses.append("f.valid_at <= %s")
-        params.append(when.valid_to)
-    return " AND ".join(clauses) or "true", params
-
-
-def like(text: str) -> str:
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return sql.when_sql(when, DIALECT)

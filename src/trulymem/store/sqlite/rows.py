@@ -3,14 +3,21 @@ rows and models (timestamps, JSON, facts, nodes) and the SQL of scopes and ``Whe
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
 from trulymem.model import EdgeKind, Fact, Node, Scope
+from trulymem.store import sql
 from trulymem.store.base import When
+from trulymem.store.sql import Dialect
+
+# re-exported: the backend's modules import these from here
+from trulymem.store.sql import dump_json as dump_json
+from trulymem.store.sql import like as like
+from trulymem.store.sql import load_json as load_json
+from trulymem.store.sql import opt as opt
 from trulymem.text import fts_document
 
 _CHUNK = 500  # stays below SQLite's bound-parameter limit with room for scope params
@@ -28,21 +35,6 @@ NODE_COLS = "id, user_id, agent_id, app_id, name, key, type, summary, metadata, 
 
 def ts(value: datetime) -> str:
     return value.isoformat(timespec="microseconds")
-
-
-def load_json(text: str) -> Any:
-    # Most rows carry empty metadata: skip the JSON parser for them.
-    if text == "{}":
-        return {}
-    if text == "[]":
-        return []
-    return json.loads(text)
-
-
-def dump_json(value: dict[str, Any] | list[Any]) -> str:
-    if not value:
-        return "{}" if isinstance(value, dict) else "[]"
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 class Stamps:
@@ -63,10 +55,6 @@ dt = datetime.fromisoformat
 
 def dt_opt(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
-
-
-def opt(value: str) -> str | None:
-    return value or None
 
 
 def chunks(seq: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
@@ -107,42 +95,13 @@ def row_to_node(r: tuple[Any, ...]) -> Node:
     )
 
 
+DIALECT = Dialect("?", "1", ts)
+
+
 def scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    for name in ("user_id", "agent_id", "app_id"):
-        value = getattr(scope, name)
-        if value is None and scope.exact and name != "user_id":
-            value = ""  # the shared namespace is stored as ''
-        if value is not None:
-            clauses.append(f"{alias}.{name} = ?")
-            params.append(value)
-    return (" AND ".join(clauses) or "1"), params
+    return sql.scope_sql(scope, alias, DIALECT)
 
 
 def when_sql(when: When) -> tuple[str, list[Any]]:
     """SQL for ``When`` over facts aliased ``f``."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if when.as_of is not None:
-        t = ts(when.as_of)
-        clauses.append("f.created_at <= ?")  # nothing recorded later
-        params.append(t)
-        if when.validity != "all":
-            clauses.append("f.valid_at <= ? AND (f.invalid_at IS NULL OR f.invalid_at > ?)")
-            params += [t, t]
-    elif when.validity == "current":
-        clauses.append("f.invalid_at IS NULL")
-    elif when.validity == "invalid":
-        clauses.append("f.invalid_at IS NOT NULL")
-    if when.valid_from is not None:
-        clauses.append("f.valid_at >= ?")
-        params.append(ts(when.valid_from))
-    if when.valid_to is not None:
-        clauses.append("f.valid_at <= ?")
-        params.append(ts(when.valid_to))
-    return " AND ".join(clauses) or "1", params
-
-
-def like(text: str) -> str:
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return sql.when_sql(when, DIALECT)
