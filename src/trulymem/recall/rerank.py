@@ -75,12 +75,13 @@ def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str
     ``asked`` the topics the question asks about (``text.topics.asked_topics``)."""
     out: dict[str, tuple[float, list[str]]] = {}
     boost = weights.speaker if speakers else 0.0
+    asks = {c.id: is_question_turn(c.text) for c in candidates} if weights.question or weights.answer else {}
     for c in candidates:
         score, why = c.score, []
         if boost and c.speaker is not None and name_key(c.speaker) in speakers:
             score *= 1 + boost
             why.append("speaker")
-        if weights.question and is_question_turn(c.text):
+        if weights.question and asks[c.id]:
             score *= 1 - weights.question
             why.append("question turn")
         if weights.topic and asked and (hit := set(asked) & set(topics_of(c.text))):
@@ -93,7 +94,7 @@ def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str
                 why.append(f"covers {share:.0%}")
         out[c.id] = (score, why)
     if weights.answer:
-        _answers(candidates, out, weights.answer)
+        _answers(candidates, out, weights.answer, asks)
     if weights.window:
         _spread(candidates, out, weights.window)
     if weights.protect:
@@ -101,12 +102,13 @@ def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str
     return out
 
 
-def _answers(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float) -> None:
-    """A question turn lends ``w`` of its first score to the next turn of its session, when
-    someone else says it."""
+def _answers(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float,
+             asks: dict[str, bool]) -> None:
+    """A question turn (``asks``) lends ``w`` of its first score to the next turn of its
+    session, when someone else says it."""
     at = {c.place: c for c in candidates if c.place is not None}
     for c in candidates:
-        if c.place is None or not is_question_turn(c.text):
+        if c.place is None or not asks[c.id]:
             continue
         reply = at.get((c.place[0], c.place[1] + 1))
         if reply is None or reply.speaker == c.speaker:
