@@ -99,8 +99,15 @@ class Cluster:
                                capture_output=True, check=False)
         if probe.returncode == 0:
             return
-        copy = self.dir / "pginstall"
-        shutil.copytree(self.bindir.parent, copy, symlinks=True)
+        # The wheel's binaries find their libraries through RPATH $ORIGIN/../../../<dist>.libs:
+        # keep that layout (site/<pkg>/pginstall beside site/<dist>.libs) in the copy.
+        install = self.bindir.parent
+        site = self.dir / "site"
+        copy = site / install.parent.name / install.name
+        shutil.copytree(install, copy, symlinks=True)
+        for libs in install.parent.parent.glob("*.libs"):
+            if libs.name.startswith(install.parent.name):
+                shutil.copytree(libs, site / libs.name, symlinks=True)
         self.bindir = copy / "bin"
 
     def _wait(self) -> None:
