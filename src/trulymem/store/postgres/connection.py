@@ -50,10 +50,12 @@ class _Tx(threading.local):
     write = False
     locked: set[str]
     dirty: set[tuple[str, str]]  # (user_id, node id) to (re)embed, see dirty_nodes
+    owners: dict[str, str]  # node id -> user_id of nodes this transaction resolved (they exist)
 
     def __init__(self) -> None:
         self.locked = set()
         self.dirty = set()
+        self.owners = {}
 
 
 class PostgresBase(Store):
@@ -109,6 +111,7 @@ class PostgresBase(Store):
         tx.conn, tx.depth, tx.write = conn, 1, write
         tx.locked.clear()
         tx.dirty.clear()
+        tx.owners.clear()
         try:
             try:
                 yield
@@ -123,6 +126,7 @@ class PostgresBase(Store):
             tx.conn, tx.depth, tx.write = None, 0, False
             tx.locked.clear()
             tx.dirty.clear()
+            tx.owners.clear()
             self._pool.putconn(conn)
 
     def _end(self, conn: psycopg.Connection[Any], verb: str) -> None:
@@ -197,6 +201,15 @@ class PostgresBase(Store):
         for user in todo:
             self._q("SELECT pg_advisory_xact_lock(hashtextextended(%s, 7362))", (user,))
             tx.locked.add(user)
+
+    def _user_of(self, node_ids: Sequence[str]) -> dict[str, str]:
+        """node id -> its user, for the existing ones (those resolved in this transaction without a query)."""
+        known = self._tx.owners
+        out = {i: known[i] for i in node_ids if i in known}
+        todo = list(dict.fromkeys(i for i in node_ids if i not in out))
+        for start in range(0, len(todo), 1000):
+            out.update(self._q("SELECT id, user_id FROM nodes WHERE id = ANY(%s)", (todo[start:start + 1000],)))
+        return out
 
     def ensure_user(self, user_id: str, now: datetime) -> None:
         self._lock_users([user_id])

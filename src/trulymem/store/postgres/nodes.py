@@ -54,6 +54,8 @@ class NodeMixin(PostgresBase):
             if raced:
                 found.update(self._q("SELECT key, id FROM nodes WHERE user_id = %s AND agent_id = %s "
                                      "AND app_id = %s AND key = ANY(%s)", (user, agent, app, raced)))
+        if self._tx.conn is not None:  # known for this transaction only
+            self._tx.owners.update((nid, user or "") for nid in found.values())
         return found
 
     def _index_nodes(self, ids: Sequence[tuple[str, str]]) -> None:
@@ -65,12 +67,6 @@ class NodeMixin(PostgresBase):
                 context = load_json(metadata).get("context") if metadata.startswith("{") else None
                 rows.append((node_tsv(name, summary, context), user, nid))
         self._many("UPDATE nodes SET tsv = %s::tsvector WHERE user_id = %s AND id = %s", rows)
-
-    def _user_of(self, node_ids: Sequence[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for chunk in chunks(list(dict.fromkeys(node_ids))):
-            out.update(self._q("SELECT id, user_id FROM nodes WHERE id = ANY(%s)", (list(chunk),)))
-        return out
 
     def update_node(self, node_id: str, now: datetime, *, summary: str | None = None,
                     metadata: dict[str, Any] | None = None) -> None:
@@ -143,5 +139,7 @@ class NodeMixin(PostgresBase):
                 "AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.user_id = n.user_id AND f.object_id = n.id) "
                 "RETURNING n.id, n.user_id", (list(chunk),))
             self._tx.dirty.difference_update((u, i) for i, u in rows)
+            for i, _ in rows:
+                self._tx.owners.pop(i, None)
             deleted.extend(r[0] for r in rows)
         return deleted

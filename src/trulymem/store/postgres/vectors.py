@@ -65,7 +65,7 @@ class VectorMixin(PostgresBase):
         name = model or current
         if name is None:
             raise Conflict("no embedding model recorded: set one before storing vectors", field="embedder")
-        users = self._user_of([nid for nid, _ in items])  # type: ignore[attr-defined]
+        users = self._user_of([nid for nid, _ in items])
         present = [(nid, vec) for nid, vec in items if nid in users]
         if not present:
             return
