@@ -75,6 +75,11 @@ def preference(relation: str) -> bool | None:
     return True if key in _LIKES else False if key in _DISLIKES else None
 
 
+def preference_keys(likes: bool) -> frozenset[str]:
+    """The relation keys ``preference`` calls likes-like (``True``) or dislikes-like (``False``)."""
+    return _LIKES if likes else _DISLIKES
+
+
 def slot_keys(canonical: str) -> list[str]:
     """Every relation key that names ``canonical``'s slot."""
     if canonical.startswith("favorite_"):
