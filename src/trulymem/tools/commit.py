@@ -13,7 +13,7 @@ from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind, Fact, NodeType, UTCDatetime, new_id
 from trulymem.store.base import FactQuery, NodeSpec
 from trulymem.text import name_key, relation_key
-from trulymem.text.statements import preference, single_valued, slot_keys
+from trulymem.text.statements import preference, preference_keys, single_valued, slot_keys
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
 from trulymem.tools.fields import (
     MAX_TRIPLETS,
@@ -169,15 +169,8 @@ def supersede_single_valued(ctx: ToolContext, created: list[Fact]) -> list[str]:
             slots[(f.subject_id, canon)] = f  # within one batch the last value wins
         elif preference(f.relation) is not None:
             prefs[(f.subject_id, f.object_id)] = f
-    current: list[Fact] = []
-    if slots:
-        current += ctx.store.facts(FactQuery(
-            scope=ctx.scope.user_wide(), subject_ids=list({s for s, _ in slots}), kinds=[EdgeKind.FACT],
-            relation_keys=sorted({k for _, canon in slots for k in slot_keys(canon)})))
-    if prefs:
-        current += ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(), subject_ids=list({s for s, _ in prefs}),
-                                             object_ids=list({o for _, o in prefs}), kinds=[EdgeKind.FACT]))
-    replaced: dict[str, list[str]] = {}
+    current = _slot_values(ctx, slots) + _opposite_preferences(ctx, prefs)
+    replaced: dict[str, list[str]] = {}  # new fact id -> the old ones it replaces
     for old in current:
         if old.pinned:
             continue
@@ -191,9 +184,28 @@ def supersede_single_valued(ctx: ToolContext, created: list[Fact]) -> list[str]:
                 new = None
         if new is not None and old.id != new.id:
             replaced.setdefault(new.id, []).append(old.id)
-    for by, ids in replaced.items():
-        ctx.store.invalidate_facts(list(dict.fromkeys(ids)), ctx.now, superseded_by=by)
-    return list(dict.fromkeys(i for ids in replaced.values() for i in ids))
+    successor = {old: by for by, ids in replaced.items() for old in ids}
+    if successor:
+        ctx.store.supersede_facts(list(successor.items()), ctx.now)  # one batch, not one call per new value
+    return list(successor)
+
+
+def _slot_values(ctx: ToolContext, slots: dict[tuple[str, str], Fact]) -> list[Fact]:
+    """The current facts in the single-valued slots of ``slots``' subjects."""
+    if not slots:
+        return []
+    return ctx.store.facts(FactQuery(
+        scope=ctx.scope.user_wide(), subject_ids=list({s for s, _ in slots}), kinds=[EdgeKind.FACT],
+        relation_keys=sorted({k for _, canon in slots for k in slot_keys(canon)})))
+
+
+def _opposite_preferences(ctx: ToolContext, prefs: dict[tuple[str, str], Fact]) -> list[Fact]:
+    """The current facts stating the opposite preference between the same subject and object:
+    each one looked up as a triple (every subject's facts with every object's, the query this
+    replaces, read thousands of a hub's facts per commit)."""
+    triples = [(s, key, o) for (s, o), f in prefs.items() for key in preference_keys(not preference(f.relation))]
+    found = ctx.store.active_facts_for(triples) if triples else {}
+    return [f for f in found.values() if f.kind == EdgeKind.FACT]
 
 
 def _reinforce(fact: Fact, t: TripletIn, now: datetime, kind: EdgeKind | None) -> Fact:
