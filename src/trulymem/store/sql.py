@@ -1,24 +1,46 @@
-"""What the SQL backends share: JSON columns, optional ids, ``LIKE`` patterns, and the scope
-and ``When`` clauses, written once over a ``Dialect`` (placeholder, literal true, how a
-timestamp is bound)."""
+"""What the SQL backends share: JSON columns, optional ids, ``LIKE`` patterns, the scope
+and ``When`` clauses, and the fact and node query builders, written once over a ``Dialect``
+(placeholder, literal true, how a timestamp and a list are bound, the storage-order column,
+how a fact names its endpoint nodes). ``SQLReads`` runs them for both backends."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trulymem.model import Scope
 from trulymem.store.base import When
 
+if TYPE_CHECKING:
+    from trulymem.model import Fact, Node
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, kw_only=True)
 class Dialect:
     mark: str  # a bound parameter: "?" or "%s"
     true: str  # an always-true condition: "1" or "true"
     stamp: Callable[[datetime], Any]  # a timestamp as the driver binds it
+    order: str  # the storage-order column of facts and nodes
+    arrays: bool  # a list binds as one array (``= ANY``), not one mark per value
+    # facts f whose {side} ("subject"/"object") is one of the nodes matching {ids} (a condition on id)
+    endpoint: str
+    endpoint_known_user: str  # with the scope's user known: f's column that holds the node id ('' if none)
+    fact_node: str  # fact f touches node n on {side}
+    hint_user: bool  # "+x.user_id" where ids are given: SQLite then looks the ids up by their index
+    fact_cols: str  # the columns fact_row reads: facts aliased f, their endpoints s and o
+    fact_from: str  # facts f joined to their endpoints s and o
+    node_cols: str  # the columns node_row reads, nodes aliased n
+    fact_row: Callable[[Sequence[Any]], Fact]
+    node_row: Callable[[Sequence[Any]], Node]
+
+    def any_of(self, col: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        """``col`` is one of ``values`` (not empty)."""
+        if self.arrays:
+            return f"{col} = ANY({self.mark})", [list(values)]
+        return f"{col} IN ({','.join([self.mark] * len(values))})", list(values)
 
 
 def load_json(text: str) -> Any:

@@ -18,7 +18,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from trulymem.errors import Conflict, StoreError
-from trulymem.store.base import Store
+from trulymem.model import Scope
+from trulymem.store.postgres.rows import DIALECT
+from trulymem.store.queries import SQLReads
 
 if TYPE_CHECKING:
     import psycopg
@@ -58,9 +60,11 @@ class _Tx(threading.local):
         self.owners = {}
 
 
-class PostgresBase(Store):
+class PostgresBase(SQLReads):
     """A pool of connections to one database (migrated on open) and the helpers the
     store's parts build on; ``PostgresStore`` composes the parts."""
+
+    dialect = DIALECT
 
     def __init__(self, url: str, *, pool_size: int = 8, timeout_s: float = 30.0) -> None:
         from trulymem.store.postgres.schema import migrate
@@ -191,6 +195,9 @@ class PostgresBase(Store):
         with self._cursor() as cur, cur.copy(sql.encode()) as copy:
             for row in rows:
                 copy.write_row(row)
+
+    def _reading(self, scope: Scope) -> None:
+        self._lock_users([scope.user_id])  # a write transaction reads what it will change under the lock
 
     def _lock_users(self, user_ids: Sequence[str | None]) -> None:
         """Serialise this write transaction with every other one writing these users."""

@@ -1,27 +1,21 @@
-"""Facts in the PostgreSQL store: the query filter, listing and counting, and writes
-(insert with their text vectors, reinforce, invalidate, delete)."""
+"""Facts in the PostgreSQL store: the existing-triple lookup and the writes (insert with
+their text vectors, reinforce, invalidate, delete); the reads are ``store.queries``'."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
-from trulymem.errors import Conflict, InvalidInput
+from trulymem.errors import Conflict
 from trulymem.model import Fact
-from trulymem.store.base import FactQuery
 from trulymem.store.postgres.connection import PostgresBase
 from trulymem.store.postgres.rows import (
     FACT_COLS,
-    FACT_FROM,
     JOIN_NODES,
     chunks,
     dump_json,
     fact_tsv,
-    like,
     row_to_fact,
-    scope_sql,
-    when_sql,
 )
 from trulymem.text import relation_key
 
@@ -34,75 +28,10 @@ _COLUMNS = (
     ("invalid_at", "timestamptz"), ("superseded_by", "text"), ("tsv", "tsvector"),
 )
 _COPY = f"COPY facts({', '.join(c for c, _ in _COLUMNS)}) FROM STDIN"
-_NODE_KEYS = "SELECT user_id, id FROM nodes WHERE id = ANY(%s)"
 
 
 class FactMixin(PostgresBase):
-    """Facts: ``facts``, ``count_facts``, ``list_facts``, ``active_facts_for`` and the writes."""
-
-    def _fact_where(self, q: FactQuery) -> tuple[str, list[Any]] | None:
-        where, params = scope_sql(q.scope, "f")
-        self._lock_users([q.scope.user_id])
-        clauses = [where]
-        for col, values in (
-            ("f.id", q.ids),
-            ("f.session_id", q.session_ids),
-            ("f.relation_key", q.relation_keys),
-            ("f.kind", [str(k) for k in q.kinds] if q.kinds is not None else None),
-            ("f.type", q.types),
-            ("f.superseded_by", q.superseded_by),
-        ):
-            if values is not None:
-                if not values:
-                    return None
-                clauses.append(f"{col} = ANY(%s)")
-                params.append(list(values))
-        # with the user known, the (user_id, subject_id|object_id) indexes answer directly; across
-        # users, the nodes' own user_id keeps the lookup on those indexes
-        known = q.scope.user_id is not None
-        for col, ids in (("f.subject_id", q.subject_ids), ("f.object_id", q.object_ids)):
-            if ids is not None:
-                if not ids:
-                    return None
-                clauses.append(f"{col} = ANY(%s)" if known else f"(f.user_id, {col}) IN ({_NODE_KEYS})")
-                params.append(list(ids))
-        if q.node_ids is not None:
-            if not q.node_ids:
-                return None
-            clauses.append("(f.subject_id = ANY(%s) OR f.object_id = ANY(%s))" if known else
-                           f"((f.user_id, f.subject_id) IN ({_NODE_KEYS}) OR (f.user_id, f.object_id) IN ({_NODE_KEYS}))")
-            params += [list(q.node_ids), list(q.node_ids)]
-        if q.source is not None:
-            clauses.append("f.source = %s")
-            params.append(q.source)
-        for col, text in (("s.key", q.subject_contains), ("f.relation_key", q.relation_contains),
-                          ("o.key", q.object_contains)):
-            if text is not None:
-                clauses.append(f"{col} LIKE %s ESCAPE '\\'")
-                params.append(like(text))
-        wsql, wparams = when_sql(q.when)
-        clauses.append(wsql)
-        params.extend(wparams)
-        return " AND ".join(clauses), params
-
-    def facts(self, query: FactQuery) -> list[Fact]:
-        built = self._fact_where(query)
-        if built is None:
-            return []
-        where, params = built
-        order = "DESC" if query.newest_first else "ASC"
-        sql = f"SELECT {FACT_COLS} FROM {FACT_FROM} WHERE {where} ORDER BY f.created_at {order}, f.seq {order}"
-        if query.limit is not None:
-            sql += " LIMIT %s"
-            params.append(query.limit)
-        return [row_to_fact(r) for r in self._q(sql, params)]
-
-    def count_facts(self, query: FactQuery) -> int:
-        built = self._fact_where(query)
-        if built is None:
-            return 0
-        where, params = built
-        return int(self._q(f"SELECT count(*) FROM {FACT_FROM} WHERE {where}", params)[0][0])
+    """Facts: ``active_facts_for`` and the writes."""
 
     def active_facts_for(self, triples: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], Fact]:
         out: dict[tuple[str, str, str], Fact] = {}
@@ -186,19 +115,3 @@ class FactMixin(PostgresBase):
     def delete_facts(self, ids: Sequence[str]) -> None:
         for chunk in chunks(list(ids)):
             self._q("DELETE FROM facts WHERE id = ANY(%s)", (list(chunk),))
-
-    def list_facts(self, query: FactQuery, after: str | None, limit: int) -> tuple[list[Fact], str | None]:
-        built = self._fact_where(query)
-        if built is None:
-            return [], None
-        where, params = built
-        if after is not None:
-            if not after.isdigit():
-                raise InvalidInput("is not a cursor this listing returned", field="cursor")
-            where += " AND f.seq > %s"
-            params.append(int(after))
-        rows = self._q(f"SELECT {FACT_COLS}, f.seq FROM {FACT_FROM} WHERE {where} ORDER BY f.seq LIMIT %s",
-                       [*params, limit + 1])
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return [row_to_fact(r) for r in rows], (str(rows[-1][-1]) if more and rows else None)

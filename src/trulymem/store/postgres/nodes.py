@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from trulymem.model import EdgeKind, Node, NodeType, Scope, new_id
-from trulymem.store.base import NodeQuery, NodeSpec
+from trulymem.model import Node, NodeType, Scope, new_id
+from trulymem.store.base import NodeSpec
 from trulymem.store.postgres.connection import PostgresBase
-from trulymem.store.postgres.rows import NODE_COLS, chunks, dump_json, load_json, node_tsv, row_to_node, scope_sql
+from trulymem.store.postgres.rows import NODE_COLS, chunks, dump_json, load_json, node_tsv, row_to_node
 
 
 class NodeMixin(PostgresBase):
-    """Nodes: ``resolve_nodes``, ``update_node``, ``nodes``, ``fact_counts``, ``delete_orphan_nodes``, ``dirty_nodes``."""
+    """Nodes: ``resolve_nodes``, ``update_node``, ``fact_counts``, ``delete_orphan_nodes``, ``dirty_nodes``."""
 
     def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, str]:
         user, agent, app = scope.user_id, scope.agent_id or "", scope.app_id or ""
@@ -85,37 +85,6 @@ class NodeMixin(PostgresBase):
                 f"SELECT {NODE_COLS} FROM nodes n JOIN unnest(%s::text[], %s::text[]) AS d(u, i) "
                 "ON n.user_id = d.u AND n.id = d.i ORDER BY n.seq", ([u for u, _ in chunk], [i for _, i in chunk]))]
         return out
-
-    def nodes(self, query: NodeQuery) -> list[Node]:
-        where, params = scope_sql(query.scope, "n")
-        self._lock_users([query.scope.user_id])
-        clauses = [where]
-        for col, values in (("id", query.ids), ("key", query.keys), ("type", query.types)):
-            if values is not None:
-                if not values:
-                    return []
-                clauses.append(f"n.{col} = ANY(%s)")
-                params.append(list(values))
-        if query.created_before is not None:
-            clauses.append("n.created_at <= %s")
-            params.append(query.created_before)
-        order = "DESC" if query.newest_first else "ASC"
-        sql = f"SELECT {NODE_COLS} FROM nodes n WHERE {' AND '.join(clauses)} ORDER BY n.created_at {order}, n.seq {order}"
-        if query.limit is not None:
-            sql += " LIMIT %s"
-            params.append(query.limit)
-        return [row_to_node(r) for r in self._q(sql, params)]
-
-    def chain_head(self, scope: Scope) -> Node | None:
-        self._lock_users([scope.user_id])
-        where, params = scope_sql(scope.namespace(), "n")
-        rows = self._q(
-            f"SELECT {NODE_COLS} FROM nodes n WHERE {where} AND n.type = %s AND NOT EXISTS ("
-            "SELECT 1 FROM facts f WHERE f.user_id = n.user_id AND f.subject_id = n.id AND f.kind = %s "
-            "AND f.invalid_at IS NULL) ORDER BY n.created_at DESC, n.seq DESC LIMIT 1",
-            [*params, NodeType.TASK.value, EdgeKind.NEXT_TASK.value],
-        )
-        return row_to_node(rows[0]) if rows else None
 
     def fact_counts(self, node_ids: Sequence[str]) -> dict[str, int]:
         counts: dict[str, int] = {}

@@ -76,7 +76,14 @@ def row_to_node(r: Sequence[Any]) -> Node:
     )
 
 
-DIALECT = Dialect("%s", "true", lambda t: t)
+DIALECT = Dialect(
+    mark="%s", true="true", stamp=lambda t: t, order="seq", arrays=True,
+    # across users, the nodes' own user_id keeps the lookup on the (user_id, endpoint) indexes
+    endpoint="(f.user_id, f.{side}_id) IN (SELECT user_id, id FROM nodes WHERE {ids})",
+    endpoint_known_user="f.{side}_id",  # the (user_id, subject_id|object_id) indexes answer directly
+    fact_node="f.user_id = n.user_id AND f.{side}_id = n.id", hint_user=False,
+    fact_cols=FACT_COLS, fact_from=FACT_FROM, node_cols=NODE_COLS, fact_row=row_to_fact, node_row=row_to_node,
+)
 
 
 def scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from trulymem.errors import Conflict, StoreError
-from trulymem.store.base import Store
+from trulymem.store.queries import SQLReads
 from trulymem.store.schema import migrate
-from trulymem.store.sqlite.rows import chunks, marks, ts
+from trulymem.store.sqlite.rows import DIALECT, chunks, marks, ts
 
 
 def _retry_locked(step: Callable[[], object], timeout_ms: int) -> None:
@@ -33,9 +33,11 @@ def _retry_locked(step: Callable[[], object], timeout_ms: int) -> None:
             time.sleep(0.02)
 
 
-class SQLiteBase(Store):
+class SQLiteBase(SQLReads):
     """One SQLite connection (WAL, busy timeout, foreign keys, migrations) and the helpers
     the store's parts build on; ``SQLiteStore`` composes the parts."""
+
+    dialect = DIALECT
 
     def __init__(self, path: str | Path = ":memory:", *, busy_timeout_ms: int = 5000) -> None:
         self.path = str(path) if str(path) == ":memory:" else str(Path(path).expanduser())

@@ -1,102 +1,31 @@
-"""Facts in the SQLite store: the query filter, listing and counting, and writes
-(insert with their full-text rows, reinforce, invalidate, delete)."""
+"""Facts in the SQLite store: the existing-triple lookup and the writes (insert with their
+full-text rows, reinforce, invalidate, delete); the reads are ``store.queries``'."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
-from trulymem.errors import Conflict, InvalidInput
+from trulymem.errors import Conflict
 from trulymem.model import Fact
-from trulymem.store.base import FactQuery
 from trulymem.store.sqlite.connection import SQLiteBase
 from trulymem.store.sqlite.rows import (
     FACT_COLS,
-    FACT_FROM,
     JOIN_NODES,
     Stamps,
     chunks,
     dump_json,
     fact_doc,
-    like,
     marks,
     row_to_fact,
-    scope_sql,
     ts,
-    when_sql,
 )
 from trulymem.text import relation_key
 
-_RIDS_OF = "SELECT rid FROM nodes WHERE id IN ({})"
-
 
 class FactMixin(SQLiteBase):
-    """Facts: ``facts``, ``count_facts``, ``list_facts``, ``active_facts_for`` and the writes."""
-
-    def _fact_where(self, q: FactQuery) -> tuple[str, list[Any]] | None:
-        where, params = scope_sql(q.scope, "f")
-        if any(v is not None for v in (q.ids, q.subject_ids, q.object_ids, q.node_ids)):
-            # Ids and endpoints are far more selective than the user: keep the planner on their indexes.
-            where = where.replace("f.user_id", "+f.user_id")
-        clauses = [where]
-        for col, values in (
-            ("f.id", q.ids),
-            ("f.session_id", q.session_ids),
-            ("f.relation_key", q.relation_keys),
-            ("f.kind", [str(k) for k in q.kinds] if q.kinds is not None else None),
-            ("f.type", q.types),
-            ("f.superseded_by", q.superseded_by),
-        ):
-            if values is not None:
-                if not values:
-                    return None
-                clauses.append(f"{col} IN ({marks(len(values))})")
-                params.extend(values)
-        for col, ids in (("f.subject_rid", q.subject_ids), ("f.object_rid", q.object_ids)):
-            if ids is not None:
-                if not ids:
-                    return None
-                clauses.append(f"{col} IN ({_RIDS_OF.format(marks(len(ids)))})")
-                params.extend(ids)
-        if q.node_ids is not None:
-            if not q.node_ids:
-                return None
-            m = _RIDS_OF.format(marks(len(q.node_ids)))
-            clauses.append(f"(f.subject_rid IN ({m}) OR f.object_rid IN ({m}))")
-            params.extend(q.node_ids)
-            params.extend(q.node_ids)
-        if q.source is not None:
-            clauses.append("f.source = ?")
-            params.append(q.source)
-        for col, text in (("s.key", q.subject_contains), ("f.relation_key", q.relation_contains), ("o.key", q.object_contains)):
-            if text is not None:
-                clauses.append(f"{col} LIKE ? ESCAPE '\\'")
-                params.append(like(text))
-        wsql, wparams = when_sql(q.when)
-        clauses.append(wsql)
-        params.extend(wparams)
-        return " AND ".join(clauses), params
-
-    def facts(self, query: FactQuery) -> list[Fact]:
-        built = self._fact_where(query)
-        if built is None:
-            return []
-        where, params = built
-        order = "DESC" if query.newest_first else "ASC"
-        sql = f"SELECT {FACT_COLS} FROM {FACT_FROM} WHERE {where} ORDER BY f.created_at {order}, f.rid {order}"
-        if query.limit is not None:
-            sql += " LIMIT ?"
-            params.append(query.limit)
-        return [row_to_fact(r) for r in self._q(sql, params)]
-
-    def count_facts(self, query: FactQuery) -> int:
-        built = self._fact_where(query)
-        if built is None:
-            return 0
-        where, params = built
-        return int(self._q(f"SELECT count(*) FROM {FACT_FROM} WHERE {where}", params)[0][0])
+    """Facts: ``active_facts_for`` and the writes."""
 
     def active_facts_for(self, triples: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], Fact]:
         out: dict[tuple[str, str, str], Fact] = {}
@@ -175,19 +104,3 @@ class FactMixin(SQLiteBase):
             rids = self._q(f"SELECT rid FROM facts WHERE id IN ({marks(len(chunk))})", chunk)
             self._many("DELETE FROM facts_fts WHERE rowid = ?", rids)
             self._many("DELETE FROM facts WHERE rid = ?", rids)
-
-    def list_facts(self, query: FactQuery, after: str | None, limit: int) -> tuple[list[Fact], str | None]:
-        built = self._fact_where(query)
-        if built is None:
-            return [], None
-        where, params = built
-        if after is not None:
-            if not after.isdigit():
-                raise InvalidInput("is not a cursor this listing returned", field="cursor")
-            where += " AND f.rid > ?"
-            params.append(int(after))
-        rows = self._q(f"SELECT {FACT_COLS}, f.rid FROM {FACT_FROM} WHERE {where} ORDER BY f.rid LIMIT ?",
-                       [*params, limit + 1])
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return [row_to_fact(r) for r in rows], (str(rows[-1][-1]) if more and rows else None)

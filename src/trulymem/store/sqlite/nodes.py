@@ -7,15 +7,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from trulymem.model import EdgeKind, Node, NodeType, Scope, new_id
-from trulymem.store.base import NodeQuery, NodeSpec
+from trulymem.model import Node, NodeType, Scope, new_id
+from trulymem.store.base import NodeSpec
 from trulymem.store.sqlite.connection import SQLiteBase
-from trulymem.store.sqlite.rows import NODE_COLS, chunks, dump_json, marks, row_to_node, scope_sql, ts
+from trulymem.store.sqlite.rows import NODE_COLS, chunks, dump_json, marks, row_to_node, ts
 from trulymem.text import fts_document
 
 
 class NodeMixin(SQLiteBase):
-    """Nodes: ``resolve_nodes``, ``update_node``, ``nodes``, ``fact_counts``, ``delete_orphan_nodes``, ``dirty_nodes``."""
+    """Nodes: ``resolve_nodes``, ``update_node``, ``fact_counts``, ``delete_orphan_nodes``, ``dirty_nodes``."""
 
     def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, str]:
         ns = (scope.user_id, scope.agent_id or "", scope.app_id or "")
@@ -82,39 +82,8 @@ class NodeMixin(SQLiteBase):
         out: list[Node] = []
         for chunk in chunks(rids):
             out += [row_to_node(r) for r in self._q(
-                f"SELECT {NODE_COLS} FROM nodes WHERE rid IN ({marks(len(chunk))}) ORDER BY rid", chunk)]
+                f"SELECT {NODE_COLS} FROM nodes n WHERE n.rid IN ({marks(len(chunk))}) ORDER BY n.rid", chunk)]
         return out
-
-    def nodes(self, query: NodeQuery) -> list[Node]:
-        where, params = scope_sql(query.scope, "n")
-        if query.ids is not None:
-            where = where.replace("n.user_id", "+n.user_id")  # look up by id, then check the user
-        clauses = [where]
-        for col, values in (("id", query.ids), ("key", query.keys), ("type", query.types)):
-            if values is not None:
-                if not values:
-                    return []
-                clauses.append(f"n.{col} IN ({marks(len(values))})")
-                params.extend(values)
-        if query.created_before is not None:
-            clauses.append("n.created_at <= ?")
-            params.append(ts(query.created_before))
-        order = "DESC" if query.newest_first else "ASC"
-        sql = f"SELECT {NODE_COLS} FROM nodes n WHERE {' AND '.join(clauses)} ORDER BY n.created_at {order}, n.rid {order}"
-        if query.limit is not None:
-            sql += " LIMIT ?"
-            params.append(query.limit)
-        return [row_to_node(r) for r in self._q(sql, params)]
-
-    def chain_head(self, scope: Scope) -> Node | None:
-        where, params = scope_sql(scope.namespace(), "n")
-        rows = self._q(
-            f"SELECT {NODE_COLS} FROM nodes n WHERE {where} AND n.type = ? AND NOT EXISTS ("
-            "SELECT 1 FROM facts f WHERE f.subject_rid = n.rid AND f.kind = ? AND f.invalid_at IS NULL) "
-            "ORDER BY n.created_at DESC, n.rid DESC LIMIT 1",
-            [*params, NodeType.TASK.value, EdgeKind.NEXT_TASK.value],
-        )
-        return row_to_node(rows[0]) if rows else None
 
     def fact_counts(self, node_ids: Sequence[str]) -> dict[str, int]:
         rids = self._rids(node_ids)

@@ -30,7 +30,8 @@ FACT_COLS = (
 )
 JOIN_NODES = "JOIN nodes s ON s.rid = f.subject_rid JOIN nodes o ON o.rid = f.object_rid"
 FACT_FROM = f"facts f {JOIN_NODES}"
-NODE_COLS = "id, user_id, agent_id, app_id, name, key, type, summary, metadata, created_at, updated_at"
+NODE_COLS = ("n.id, n.user_id, n.agent_id, n.app_id, n.name, n.key, n.type, n.summary, n.metadata, "
+             "n.created_at, n.updated_at")
 
 
 def ts(value: datetime) -> str:
@@ -74,7 +75,7 @@ def fact_doc(relation: str, type_: str | None, kind: str) -> str:
 _KINDS = {k.value: k for k in EdgeKind}  # a dict lookup is 5x cheaper than EdgeKind(value)
 
 
-def row_to_fact(r: tuple[Any, ...]) -> Fact:
+def row_to_fact(r: Sequence[Any]) -> Fact:
     # Rows come from our own schema: skip validation, parse what needs parsing (recall
     # builds ~200 of these per query, so every call here counts).
     invalid = r[21]
@@ -88,14 +89,19 @@ def row_to_fact(r: tuple[Any, ...]) -> Fact:
     )
 
 
-def row_to_node(r: tuple[Any, ...]) -> Node:
+def row_to_node(r: Sequence[Any]) -> Node:
     return Node(
         id=r[0], user_id=r[1], agent_id=opt(r[2]), app_id=opt(r[3]), name=r[4], key=r[5],
         type=r[6], summary=r[7], metadata=load_json(r[8]), created_at=dt(r[9]), updated_at=dt(r[10]),
     )
 
 
-DIALECT = Dialect("?", "1", ts)
+DIALECT = Dialect(
+    mark="?", true="1", stamp=ts, order="rid", arrays=False,
+    endpoint="f.{side}_rid IN (SELECT rid FROM nodes WHERE {ids})", endpoint_known_user="",
+    fact_node="f.{side}_rid = n.rid", hint_user=True,
+    fact_cols=FACT_COLS, fact_from=FACT_FROM, node_cols=NODE_COLS, fact_row=row_to_fact, node_row=row_to_node,
+)
 
 
 def scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:

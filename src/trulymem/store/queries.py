@@ -1,0 +1,178 @@
+"""The reads both SQL backends build the same way — facts by query, counted or listed in
+storage order, nodes by query, the task chain's head, stats — written once over the
+backend's ``Dialect``. ``SQLReads`` is the base both backends' connections extend."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from trulymem.errors import InvalidInput
+from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope
+from trulymem.store.base import FactQuery, NodeQuery, Stats, Store
+from trulymem.store.sql import Dialect, like, scope_sql, when_sql
+
+Built = tuple[str, list[Any]] | None  # WHERE clause and its parameters; None: nothing can match
+
+
+def endpoint_sql(d: Dialect, side: str, ids: Sequence[str], known_user: bool) -> tuple[str, list[Any]]:
+    """Facts f whose ``side`` ("subject" or "object") is one of the nodes ``ids``."""
+    if known_user and d.endpoint_known_user:
+        return d.any_of(d.endpoint_known_user.format(side=side), ids)
+    cond, params = d.any_of("id", ids)
+    return d.endpoint.format(side=side, ids=cond), params
+
+
+def fact_where(q: FactQuery, d: Dialect) -> Built:
+    where, params = scope_sql(q.scope, "f", d)
+    if d.hint_user and any(v is not None for v in (q.ids, q.subject_ids, q.object_ids, q.node_ids)):
+        # Ids and endpoints are far more selective than the user: keep the planner on their indexes.
+        where = where.replace("f.user_id", "+f.user_id")
+    clauses = [where]
+    for col, values in (
+        ("f.id", q.ids),
+        ("f.session_id", q.session_ids),
+        ("f.relation_key", q.relation_keys),
+        ("f.kind", [str(k) for k in q.kinds] if q.kinds is not None else None),
+        ("f.type", q.types),
+        ("f.superseded_by", q.superseded_by),
+    ):
+        if values is not None:
+            if not values:
+                return None
+            _add(clauses, params, d.any_of(col, values))
+    known = q.scope.user_id is not None
+    for side, ids in (("subject", q.subject_ids), ("object", q.object_ids)):
+        if ids is not None:
+            if not ids:
+                return None
+            _add(clauses, params, endpoint_sql(d, side, ids, known))
+    if q.node_ids is not None:
+        if not q.node_ids:
+            return None
+        (subj, sp), (obj, op) = (endpoint_sql(d, side, q.node_ids, known) for side in ("subject", "object"))
+        _add(clauses, params, (f"({subj} OR {obj})", sp + op))
+    if q.source is not None:
+        _add(clauses, params, (f"f.source = {d.mark}", [q.source]))
+    for col, text in (("s.key", q.subject_contains), ("f.relation_key", q.relation_contains),
+                      ("o.key", q.object_contains)):
+        if text is not None:
+            _add(clauses, params, (f"{col} LIKE {d.mark} ESCAPE '\\'", [like(text)]))
+    _add(clauses, params, when_sql(q.when, d))
+    return " AND ".join(clauses), params
+
+
+def node_where(q: NodeQuery, d: Dialect) -> Built:
+    where, params = scope_sql(q.scope, "n", d)
+    if d.hint_user and q.ids is not None:
+        where = where.replace("n.user_id", "+n.user_id")  # look up by id, then check the user
+    clauses = [where]
+    for col, values in (("n.id", q.ids), ("n.key", q.keys), ("n.type", q.types)):
+        if values is not None:
+            if not values:
+                return None
+            _add(clauses, params, d.any_of(col, values))
+    if q.created_before is not None:
+        _add(clauses, params, (f"n.created_at <= {d.mark}", [d.stamp(q.created_before)]))
+    return " AND ".join(clauses), params
+
+
+def _add(clauses: list[str], params: list[Any], part: tuple[str, list[Any]]) -> None:
+    clauses.append(part[0])
+    params.extend(part[1])
+
+
+class SQLReads(Store):
+    """``facts``, ``count_facts``, ``list_facts``, ``nodes``, ``chain_head`` and ``stats`` of an
+    SQL backend: the backend gives its ``dialect`` and ``_q``."""
+
+    dialect: ClassVar[Dialect]
+
+    @abstractmethod
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+    def _reading(self, scope: Scope) -> None:
+        """Called before reading the scope's rows (PostgreSQL: a write transaction takes the user's lock)."""
+
+    def facts(self, query: FactQuery) -> list[Fact]:
+        self._reading(query.scope)
+        d = self.dialect
+        built = fact_where(query, d)
+        if built is None:
+            return []
+        where, params = built
+        order = "DESC" if query.newest_first else "ASC"
+        sql = f"SELECT {d.fact_cols} FROM {d.fact_from} WHERE {where} ORDER BY f.created_at {order}, f.{d.order} {order}"
+        if query.limit is not None:
+            sql += f" LIMIT {d.mark}"
+            params.append(query.limit)
+        return [d.fact_row(r) for r in self._q(sql, params)]
+
+    def count_facts(self, query: FactQuery) -> int:
+        self._reading(query.scope)
+        built = fact_where(query, self.dialect)
+        if built is None:
+            return 0
+        where, params = built
+        return int(self._q(f"SELECT count(*) FROM {self.dialect.fact_from} WHERE {where}", params)[0][0])
+
+    def list_facts(self, query: FactQuery, after: str | None, limit: int) -> tuple[list[Fact], str | None]:
+        self._reading(query.scope)
+        d = self.dialect
+        built = fact_where(query, d)
+        if built is None:
+            return [], None
+        where, params = built
+        if after is not None:
+            if not after.isdigit():
+                raise InvalidInput("is not a cursor this listing returned", field="cursor")
+            where += f" AND f.{d.order} > {d.mark}"
+            params.append(int(after))
+        rows = self._q(f"SELECT {d.fact_cols}, f.{d.order} FROM {d.fact_from} WHERE {where} "
+                       f"ORDER BY f.{d.order} LIMIT {d.mark}", [*params, limit + 1])
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return [d.fact_row(r) for r in rows], (str(rows[-1][-1]) if more and rows else None)
+
+    def nodes(self, query: NodeQuery) -> list[Node]:
+        self._reading(query.scope)
+        d = self.dialect
+        built = node_where(query, d)
+        if built is None:
+            return []
+        where, params = built
+        order = "DESC" if query.newest_first else "ASC"
+        sql = f"SELECT {d.node_cols} FROM nodes n WHERE {where} ORDER BY n.created_at {order}, n.{d.order} {order}"
+        if query.limit is not None:
+            sql += f" LIMIT {d.mark}"
+            params.append(query.limit)
+        return [d.node_row(r) for r in self._q(sql, params)]
+
+    def chain_head(self, scope: Scope) -> Node | None:
+        self._reading(scope)
+        d = self.dialect
+        where, params = scope_sql(scope.namespace(), "n", d)
+        rows = self._q(
+            f"SELECT {d.node_cols} FROM nodes n WHERE {where} AND n.type = {d.mark} AND NOT EXISTS ("
+            f"SELECT 1 FROM facts f WHERE {d.fact_node.format(side='subject')} AND f.kind = {d.mark} "
+            f"AND f.invalid_at IS NULL) ORDER BY n.created_at DESC, n.{d.order} DESC LIMIT 1",
+            [*params, NodeType.TASK.value, EdgeKind.NEXT_TASK.value],
+        )
+        return d.node_row(rows[0]) if rows else None
+
+    def stats(self, scope: Scope) -> Stats:
+        st = Stats()
+        nwhere, nparams = scope_sql(scope, "n", self.dialect)
+        for t, c in self._q(f"SELECT type, count(*) FROM nodes n WHERE {nwhere} GROUP BY type", nparams):
+            st.nodes_by_type[t] = int(c)
+        fwhere, fparams = scope_sql(scope, "f", self.dialect)
+        for kind, valid, c in self._q(
+            f"SELECT kind, invalid_at IS NULL, count(*) FROM facts f WHERE {fwhere} GROUP BY 1, 2", fparams
+        ):
+            st.facts_by_kind.setdefault(kind, {"valid": 0, "invalid": 0})["valid" if valid else "invalid"] = int(c)
+        if scope.user_id is None:
+            st.users = int(self._q("SELECT count(*) FROM users")[0][0])
+        else:
+            st.users = int(self.user_exists(scope.user_id))
+        return st
