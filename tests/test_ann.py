@@ -12,6 +12,7 @@ from trulymem import TrulyMem
 from trulymem.embed import HashingEmbedder
 from trulymem.model import Scope
 from trulymem.store.sqlite import SQLiteStore
+from trulymem.store.sqlite.vector_index import VectorSet
 
 WORDS = ("river stone lamp orchard violin harbour maple cobalt lantern meadow quartz falcon "
          "pepper saddle tundra walnut ember glacier").split()
@@ -42,9 +43,18 @@ def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRULYMEM_ANN_EXACT", "")  # these tests index the hashing embedder's vectors too
 
 
+def built(mem: TrulyMem) -> VectorSet:
+    """The one vector set of ``mem``, its background build waited for."""
+    (vs,) = mem.store._vec_sets.values()  # type: ignore[attr-defined]
+    assert vs.wait_built(120) and vs.build_error is None
+    return vs  # type: ignore[no-any-return]
+
+
 def test_above_the_threshold_search_uses_the_index_and_agrees_with_exact(db_path: Path, small_threshold: None) -> None:
     mem = fill(db_path, 600)
     emb = HashingEmbedder()
+    mem.store.vector_search(mem.scope, emb.embed_query("x"), 5)
+    built(mem)
     hits = 0
     for name in names(600)[::37]:
         q = emb.embed_query(name)
@@ -89,6 +99,8 @@ def test_writes_of_another_connection_and_deletes_are_seen(db_path: Path, small_
 def test_the_index_is_saved_and_read_back_with_the_rows_since(db_path: Path, small_threshold: None) -> None:
     mem = fill(db_path, 300)
     emb = HashingEmbedder()
+    mem.store.vector_search(mem.scope, emb.embed_query("x"), 5)
+    built(mem)
     before = mem.store.vector_search(mem.scope, emb.embed_query(names(300)[5]), 5)
     mem.close()
     assert list(Path(str(db_path) + ".vectors").glob("*.usearch"))
@@ -139,3 +151,73 @@ def test_which_models_are_indexed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not ann_suits("use-multilingual") and ann_suits("hashing-ngram-512")
     monkeypatch.setenv("TRULYMEM_ANN_EXACT", "")
     assert ann_suits("hashing-ngram-512")
+
+
+def test_the_first_build_runs_in_the_background_while_search_answers(db_path: Path, small_threshold: None) -> None:
+    """The first search past the threshold hands the build to a thread and answers from the
+    exact delta; the finished index is saved without a close."""
+    mem = fill(db_path, 600)
+    emb = HashingEmbedder()
+    target = names(600)[42]
+    node = mem.store._q("SELECT id FROM nodes WHERE name = ?", (target,))[0][0]  # type: ignore[attr-defined]
+    assert mem.store.vector_search(mem.scope, emb.embed_query(target), 5)[0][0] == node
+    (vs,) = mem.store._vec_sets.values()  # type: ignore[attr-defined]
+    assert vs._builder is not None  # handed to a thread, not built inside the search
+    assert mem.store.vector_search(mem.scope, emb.embed_query(target), 5)[0][0] == node  # during or after it
+    built(mem)
+    assert vs.index is not None and vs.delta == 0 and len(vs.index) == len(vs)
+    newest = mem.store._q("SELECT max(rowid) FROM node_vectors")[0][0]  # type: ignore[attr-defined]
+    assert [p.name.rsplit("-", 1)[1] for p in Path(str(db_path) + ".vectors").glob("*.usearch")] == [
+        f"{newest}.usearch"]
+    assert mem.store.vector_search(mem.scope, emb.embed_query(target), 5)[0][0] == node
+    mem.close()
+
+
+CRASH_MID_BUILD = """
+import os, signal, sys
+from trulymem import TrulyMem
+from trulymem.embed import HashingEmbedder
+from trulymem.store.sqlite import vector_index
+
+vector_index._BUILD_SLICE = 0.0  # one batch of rows per slice ...
+vector_index._SAVE_EVERY = 0.0  # ... and a save after each
+original = vector_index.VectorSet.save
+saves = []
+
+def save(self, folder, stem):
+    original(self, folder, stem)
+    saves.append(self.merged)
+    if len(saves) == 3:  # three slices in: the process dies mid-build
+        os.kill(os.getpid(), signal.SIGKILL)
+
+vector_index.VectorSet.save = save
+mem = TrulyMem(sys.argv[1], user_id="u", embedder="hashing")
+mem.store.vector_search(mem.scope, HashingEmbedder().embed_query("x"), 5)
+(vs,) = mem.store._vec_sets.values()
+vs.wait_built(120)
+sys.exit(3)  # not reached: the build was killed
+"""
+
+
+def test_a_crash_mid_build_leaves_a_usable_index(db_path: Path, small_threshold: None) -> None:
+    import subprocess
+    import sys
+
+    mem = fill(db_path, 1500)
+    mem.close()
+    proc = subprocess.run([sys.executable, "-c", CRASH_MID_BUILD, str(db_path)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == -9, proc.stderr
+    (saved,) = Path(str(db_path) + ".vectors").glob("*.usearch")  # the last whole save, nothing else
+    again = TrulyMem(db_path, user_id="u", embedder="hashing")
+    emb = HashingEmbedder()
+    target = names(1500)[1000]
+    node = again.store._q("SELECT id FROM nodes WHERE name = ?", (target,))[0][0]  # type: ignore[attr-defined]
+    assert again.store.vector_search(again.scope, emb.embed_query(target), 5)[0][0] == node
+    (vs,) = again.store._vec_sets.values()  # type: ignore[attr-defined]
+    newest = again.store._q("SELECT max(rowid) FROM node_vectors")[0][0]  # type: ignore[attr-defined]
+    assert 0 < vs.merged == int(saved.stem.rsplit("-", 1)[1]) < newest  # the partial index was read back
+    vs = built(again)  # and the build goes on from there
+    assert vs.delta == 0 and vs.merged == newest and len(vs) == len(names(1500)) + 1  # + "thing"
+    assert again.store.vector_search(again.scope, emb.embed_query(target), 5)[0][0] == node
+    again.close()

@@ -4,12 +4,18 @@ them: rows written since are read by rowid (``put_vectors`` gives every write a 
 higher rowid) and added; see ``docs/adr-vector-index.md``.
 
 Rows not yet in the HNSW index stay in an exact "delta" matrix searched beside it and
-move into the index a few at a time per search (all at once when the delta is large),
-so a write followed by a search costs a small exact scan, not an index rebuild."""
+move into the index a few at a time per search, so a write followed by a search costs a
+small exact scan, not an index rebuild. A large delta (a first build, a big load) moves
+in a background thread instead, in short slices under the set's lock: searches go on
+meanwhile, exact over what is not yet indexed, and the index is saved every
+``_SAVE_EVERY`` seconds of building, so a crash mid-build loses at most that much."""
 
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +31,9 @@ EXACT_ENV = "TRULYMEM_ANN_EXACT"
 _CONNECTIVITY = 16
 _EF_ADD = 64  # half of usearch's default: 2-4x faster inserts on hashing vectors, recall@10 within ~0.03
 _MERGE_SECONDS = 0.003  # a search moves delta rows into the index for about this long
+_BUILD_SLICE = 0.02  # the background build holds the set's lock this long at a time ...
+_BUILD_PAUSE = 0.002  # ... and lets searches in for at least this long between slices
+_SAVE_EVERY = 60.0  # seconds of background building between saves (a crash loses at most this)
 
 
 def _env_int(name: str, default: int, low: int) -> int:
@@ -89,6 +98,11 @@ class VectorSet:
         self._pos: dict[int, int] = {}  # node rid -> its live delta row
         self._start = 0  # delta rows before this were merged
         self._dead = 0
+        # Held by every reader and writer of this set; the background build holds it in slices.
+        self.lock = threading.RLock()
+        self._builder: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.build_error: BaseException | None = None  # a failed build is not retried: search stays exact
 
     def __len__(self) -> int:
         return (len(self.index) if self.index is not None else 0) + len(self._pos)
@@ -148,6 +162,53 @@ class VectorSet:
         deadline = time.perf_counter() + _MERGE_SECONDS
         while self._pos and time.perf_counter() < deadline:
             self.merge(threads, limit=8)
+
+    @property
+    def building(self) -> bool:
+        return self._builder is not None and self._builder.is_alive()
+
+    def build_in_background(self, threads: int, save: Callable[[VectorSet], None] | None = None) -> None:
+        """Move the whole delta into the index in a daemon thread (no-op if one is at it)."""
+        if self.building or self.build_error is not None:
+            return
+        self._stop.clear()
+        self._builder = threading.Thread(target=self.build, args=(threads, save), daemon=True,
+                                         name="trulymem-vector-index")
+        self._builder.start()
+
+    def build(self, threads: int, save: Callable[[VectorSet], None] | None = None) -> None:
+        """Move the delta into the index slice by slice, letting searches in between; save it
+        every ``_SAVE_EVERY`` seconds and at the end. Stops early when ``stop_building`` is called."""
+        saved = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                with self.lock:
+                    deadline = time.perf_counter() + _BUILD_SLICE
+                    while self._pos:
+                        self.merge(threads, limit=32)
+                        if time.perf_counter() >= deadline:
+                            break
+                    done = not self._pos
+                if save is not None and (done or time.monotonic() - saved >= _SAVE_EVERY):
+                    save(self)
+                    saved = time.monotonic()
+                if done:
+                    return
+                time.sleep(_BUILD_PAUSE)
+        except (RuntimeError, MemoryError, ValueError) as exc:  # usearch's errors: searches stay exact
+            self.build_error = exc
+
+    def stop_building(self, timeout: float | None = None) -> None:
+        """Ask the background build to stop after its current slice and wait for it."""
+        self._stop.set()
+        if self._builder is not None:
+            self._builder.join(timeout)
+
+    def wait_built(self, timeout: float | None = None) -> bool:
+        """Wait for the background build; whether it finished."""
+        if self._builder is not None:
+            self._builder.join(timeout)
+        return not self.building
 
     def merge(self, threads: int, *, limit: int | None = None) -> int:
         """Move up to ``limit`` (all when ``None``) of the oldest delta rows into the index."""
@@ -209,17 +270,18 @@ class VectorSet:
     # --- persistence ----------------------------------------------------------
     def save(self, folder: Path, stem: str) -> None:
         """Write the index as ``<stem>-<merged>.usearch`` (atomically), dropping older saves."""
-        if self.index is None or self.saved_at == self.merged:
-            return
-        folder.mkdir(mode=0o700, exist_ok=True)
-        final = folder / f"{stem}-{self.merged}.usearch"
-        tmp = final.with_suffix(".tmp")
-        self.index.save(str(tmp))
-        tmp.replace(final)
-        for old in folder.glob(f"{stem}-*.usearch"):
-            if old != final:
-                old.unlink(missing_ok=True)
-        self.saved_at = self.merged
+        with self.lock:
+            if self.index is None or self.saved_at == self.merged:
+                return
+            folder.mkdir(mode=0o700, exist_ok=True)
+            final = folder / f"{stem}-{self.merged}.usearch"
+            tmp = final.with_suffix(".tmp")
+            self.index.save(str(tmp))
+            tmp.replace(final)  # a crash before this leaves the previous save whole
+            for old in [*folder.glob(f"{stem}-*.usearch"), *folder.glob(f"{stem}-*.tmp")]:
+                if old != final:  # older saves, and what a crash mid-save left
+                    old.unlink(missing_ok=True)
+            self.saved_at = self.merged
 
     @classmethod
     def load(cls, folder: Path, stem: str, dim: int, newest_rowid: int) -> VectorSet | None:

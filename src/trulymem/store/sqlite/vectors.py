@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,10 +37,14 @@ class VectorMixin(SQLiteBase):
 
     def _rolled_back(self) -> None:
         # Rows read inside the transaction are gone and their rowids will be used again.
+        for vs in self._vec_sets.values():
+            vs.stop_building()
         self._vec_sets.clear()
         self._vec_seen.clear()
 
     def close(self) -> None:
+        for vs in self._vec_sets.values():
+            vs.stop_building()  # after its current slice: what it merged so far is saved below
         try:
             for key, vs in self._vec_sets.items():
                 if self.path != ":memory:":
@@ -95,6 +99,8 @@ class VectorMixin(SQLiteBase):
         self._q("DELETE FROM node_vectors")
         self._q("DELETE FROM settings WHERE key = 'embedder'")
         self._vec_writes += 1
+        for vs in self._vec_sets.values():
+            vs.stop_building()
         self._vec_sets.clear()
         return n
 
@@ -173,25 +179,61 @@ class VectorMixin(SQLiteBase):
         threads = blas_threads()
         with self._lock, limited(threads):  # the sets change while searching: one thread at a time
             vs = self._current_set(key, scope, name, int(query.shape[0]))
-            if limit <= 0 or not len(vs):
-                return []
-            if len(vs) >= ann_threshold() and vs.delta and ann_suits(name or ""):
-                if vs.delta >= ann_threshold():  # a first build, or a large load since: all at once
-                    vs.merge(threads)
-                    if self.path != ":memory:":
-                        self._save_set(key, vs)
-                else:
-                    vs.merge_some(threads)
-            for _ in range(3):
-                found = vs.search(query, limit + 8, threads)
-                ids = self._live_ids([rid for rid, _ in found], name, where, params)
-                gone = [rid for rid, _ in found if rid not in ids]
-                for rid in gone:  # deleted, or its vector dropped, since it was read
-                    vs.forget(rid)
-                out = [(ids[rid], score) for rid, score in found if rid in ids][:limit]
-                if len(out) >= limit or not gone:
-                    return out
+            with vs.lock:  # the background build takes it between its slices
+                if limit <= 0 or not len(vs):
+                    return []
+                if len(vs) >= ann_threshold() and vs.delta and ann_suits(name or ""):
+                    if vs.delta >= ann_threshold() or vs.building:  # a first build, or a large load since
+                        vs.build_in_background(threads, self._saver(key))  # searched exactly meanwhile
+                    else:
+                        vs.merge_some(threads)
+                for _ in range(3):
+                    found = vs.search(query, limit + 8, threads)
+                    ids = self._live_ids([rid for rid, _ in found], name, where, params)
+                    gone = [rid for rid, _ in found if rid not in ids]
+                    for rid in gone:  # deleted, or its vector dropped, since it was read
+                        vs.forget(rid)
+                    out = [(ids[rid], score) for rid, score in found if rid in ids][:limit]
+                    if len(out) >= limit or not gone:
+                        return out
         return out
+
+    def build_vector_index(self, scope: Scope, model: str | None = None) -> int:
+        """Build (or bring up to date) and save the scope's vector index now, in this thread —
+        what the first search past the threshold starts in the background. Returns the vectors
+        indexed; 0 when the scope's vectors stay exact (below the threshold, or an exact model)."""
+        from trulymem.embed.threads import blas_threads, limited
+
+        name = model or self.embedding_model()
+        where, params = scope_sql(scope, "n")
+        key = (where, *params, name)
+        with self._lock:
+            dim = self._q("SELECT length(vec) / 4 FROM node_vectors WHERE model = ? LIMIT 1", (name,))
+            if not dim:
+                return 0
+            vs = self._current_set(key, scope, name, int(dim[0][0]))
+            save = self._saver(key)
+        if len(vs) < ann_threshold() or not ann_suits(name or ""):
+            return 0
+        vs.stop_building()
+        with limited(blas_threads()):
+            vs.build(blas_threads(), save)
+        return len(vs.index) if vs.index is not None else 0
+
+    def _saver(self, key: tuple[Any, ...]) -> Callable[[VectorSet], None] | None:
+        """What saves a set of ``key`` from the background build (the stem read now: the build
+        thread runs no SQL on the shared connection)."""
+        if self.path == ":memory:":
+            return None
+        folder, stem = self._index_folder(), self._index_stem(key)
+
+        def save(vs: VectorSet) -> None:
+            try:
+                vs.save(folder, stem)
+            except (OSError, RuntimeError):
+                pass  # saving only spares the next process a rebuild
+
+        return save
 
     def _current_set(self, key: tuple[Any, ...], scope: Scope, model: str | None, dim: int) -> VectorSet:
         """The scope's vectors, with the rows written since they were last read added."""
@@ -206,7 +248,8 @@ class VectorMixin(SQLiteBase):
         if vs is None:
             vs = self._load_set(key, dim) or VectorSet(dim)
             self._vec_sets[key] = vs
-        self._read_rows(vs, scope, model)
+        with vs.lock:
+            self._read_rows(vs, scope, model)
         self._vec_seen[key] = (version, self._vec_writes)
         return vs
 
@@ -250,12 +293,6 @@ class VectorMixin(SQLiteBase):
         first = self._q("SELECT id FROM nodes ORDER BY rid LIMIT 1")
         text = repr((first[0][0] if first else "", *key))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
-
-    def _save_set(self, key: tuple[Any, ...], vs: VectorSet) -> None:
-        try:
-            vs.save(self._index_folder(), self._index_stem(key))
-        except (OSError, RuntimeError):
-            pass  # saving only spares the next process a rebuild
 
     def _load_set(self, key: tuple[Any, ...], dim: int) -> VectorSet | None:
         if self.path == ":memory:" or not self._index_folder().is_dir():
