@@ -1,19 +1,22 @@
 """The reads both SQL backends build the same way — facts by query, counted or listed in
-storage order, nodes by query, the task chain's head, stats — written once over the
-backend's ``Dialect``. ``SQLReads`` is the base both backends' connections extend."""
+storage order, nodes by query, the task chain's head, stats, the steps of text search —
+written once over the backend's ``Dialect``. ``SQLReads`` is the base both backends'
+connections extend."""
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from trulymem.errors import InvalidInput
-from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope
-from trulymem.store.base import FactQuery, NodeQuery, Stats, Store
-from trulymem.store.sql import Dialect, like, scope_sql, when_sql
+from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
+from trulymem.store.base import CURRENT, FactQuery, NodeQuery, Stats, Store, When
+from trulymem.store.sql import Dialect, Phrase, like, scope_sql, when_sql
 
 Built = tuple[str, list[Any]] | None  # WHERE clause and its parameters; None: nothing can match
+COMMON = 1000  # a search phrase matching more nodes than this is not ranked (see _split_common)
 
 
 def endpoint_sql(d: Dialect, side: str, ids: Sequence[str], known_user: bool) -> tuple[str, list[Any]]:
@@ -101,13 +104,8 @@ class SQLReads(Store):
         built = fact_where(query, d)
         if built is None:
             return []
-        where, params = built
-        order = "DESC" if query.newest_first else "ASC"
-        sql = f"SELECT {d.fact_cols} FROM {d.fact_from} WHERE {where} ORDER BY f.created_at {order}, f.{d.order} {order}"
-        if query.limit is not None:
-            sql += f" LIMIT {d.mark}"
-            params.append(query.limit)
-        return [d.fact_row(r) for r in self._q(sql, params)]
+        rows = self._by_age(f"SELECT {d.fact_cols} FROM {d.fact_from}", "f", built, query.newest_first, query.limit)
+        return [d.fact_row(r) for r in rows]
 
     def count_facts(self, query: FactQuery) -> int:
         self._reading(query.scope)
@@ -141,13 +139,19 @@ class SQLReads(Store):
         built = node_where(query, d)
         if built is None:
             return []
+        rows = self._by_age(f"SELECT {d.node_cols} FROM nodes n", "n", built, query.newest_first, query.limit)
+        return [d.node_row(r) for r in rows]
+
+    def _by_age(self, head: str, alias: str, built: tuple[str, list[Any]], newest_first: bool,
+                limit: int | None) -> list[tuple[Any, ...]]:
+        """``head WHERE built``, newest (or oldest) first by creation, then storage order."""
         where, params = built
-        order = "DESC" if query.newest_first else "ASC"
-        sql = f"SELECT {d.node_cols} FROM nodes n WHERE {where} ORDER BY n.created_at {order}, n.{d.order} {order}"
-        if query.limit is not None:
-            sql += f" LIMIT {d.mark}"
-            params.append(query.limit)
-        return [d.node_row(r) for r in self._q(sql, params)]
+        order = "DESC" if newest_first else "ASC"
+        sql = f"{head} WHERE {where} ORDER BY {alias}.created_at {order}, {alias}.{self.dialect.order} {order}"
+        if limit is not None:
+            sql += f" LIMIT {self.dialect.mark}"
+            params = [*params, limit]
+        return self._q(sql, params)
 
     def chain_head(self, scope: Scope) -> Node | None:
         self._reading(scope)
@@ -176,3 +180,50 @@ class SQLReads(Store):
         else:
             st.users = int(self.user_exists(scope.user_id))
         return st
+
+    def search_nodes(self, scope: Scope, phrases: Sequence[Phrase], limit: int, *,
+                     during: tuple[datetime, datetime] | None = None) -> list[tuple[str, float]]:
+        ts, m = self.dialect.search, self.dialect.mark
+        where, params = scope_sql(scope, "n", self.dialect)
+        if during is not None:
+            # Event times are ISO strings in UTC: compare at whole seconds, end exclusive.
+            start, end = (as_utc(t).replace(microsecond=0) for t in during)
+            where += f" AND {ts.event_time} >= {m} AND {ts.event_time} < {m}"
+            params = [*params, start.isoformat(), (end + timedelta(seconds=1)).isoformat()]
+            return self._rank_nodes(where, params, ts.match(list(phrases)), limit)
+        rare, common = self._split_common(phrases)
+        if rare:
+            return self._rank_nodes(where, params, ts.match(rare), limit)
+        match = ts.match(common)
+        if match is None:
+            return []
+        rows = self._q(ts.newest.format(where=where), (match, *params, limit))  # only common words
+        return [(r[0], 0.1) for r in rows]  # newest matches, a low flat score
+
+    def _rank_nodes(self, where: str, params: list[Any], match: str | None, limit: int) -> list[tuple[str, float]]:
+        if match is None:
+            return []
+        rows = self._q(self.dialect.search.rank.format(where=where), (match, *params, limit))
+        return [(r[0], float(r[1])) for r in rows]
+
+    def _split_common(self, phrases: Sequence[Phrase]) -> tuple[list[Phrase], list[Phrase]]:
+        """Separate phrases matching more than ``COMMON`` nodes: ranking every hit of a word
+        that is everywhere ("entity", "user") costs more than it tells. One statement for all."""
+        ts = self.dialect.search
+        todo = [(p, q) for p in list(phrases)[:16] if (q := ts.match([p])) is not None]
+        if not todo:
+            return [], []
+        counts = self._q(ts.counts, (COMMON + 1, self.dialect.list_param([q for _, q in todo])))
+        rare = [p for (p, _), (n,) in zip(todo, counts) if n <= COMMON]
+        return rare, [p for (p, _), (n,) in zip(todo, counts) if n > COMMON]
+
+    def search_facts(self, scope: Scope, phrases: Sequence[Phrase], limit: int, *,
+                     when: When = CURRENT) -> list[Fact]:
+        d = self.dialect
+        match = d.search.match(list(phrases))
+        if match is None:
+            return []
+        where, params = scope_sql(scope, "f", d)
+        wsql, wparams = when_sql(when, d)
+        rows = self._q(d.search.facts.format(where=where, when=wsql), (match, *params, *wparams, limit))
+        return [d.fact_row(r) for r in rows]

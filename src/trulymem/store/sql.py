@@ -18,6 +18,21 @@ if TYPE_CHECKING:
     from trulymem.model import Fact, Node
 
 
+Phrase = tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextSearch:
+    """A backend's full-text search: its match expressions and the statements that use them."""
+
+    match: Callable[[list[Phrase]], str | None]  # any of the phrases; None when there is none
+    counts: str  # per match expression of a list (2nd param) in order, its matching nodes up to a cap (1st)
+    rank: str  # (match, *{where} params, limit): matching nodes n in {where}, best first: id, score > 0
+    newest: str  # (match, *{where} params, limit): matching nodes n in {where}, newest first: id
+    facts: str  # (match, *{where}, *{when} params, limit): matching facts, newest first: the fact columns
+    event_time: str  # nodes n's event time (metadata "time", ISO text in UTC)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Dialect:
     mark: str  # a bound parameter: "?" or "%s"
@@ -35,6 +50,11 @@ class Dialect:
     node_cols: str  # the columns node_row reads, nodes aliased n
     fact_row: Callable[[Sequence[Any]], Fact]
     node_row: Callable[[Sequence[Any]], Node]
+    search: TextSearch
+
+    def list_param(self, values: Sequence[Any]) -> Any:
+        """A list as one parameter: an array, or JSON text that json_each reads."""
+        return list(values) if self.arrays else json.dumps(list(values), ensure_ascii=False)
 
     def any_of(self, col: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         """``col`` is one of ``values`` (not empty)."""

@@ -11,8 +11,8 @@ from typing import Any
 from trulymem.model import EdgeKind, Fact, Node, Scope
 from trulymem.store import sql
 from trulymem.store.base import When
-from trulymem.store.postgres.text import tsvector
-from trulymem.store.sql import Dialect
+from trulymem.store.postgres.text import tsquery, tsvector
+from trulymem.store.sql import Dialect, TextSearch
 
 # re-exported: the backend's modules import these from here
 from trulymem.store.sql import dump_json as dump_json
@@ -76,6 +76,23 @@ def row_to_node(r: Sequence[Any]) -> Node:
     )
 
 
+SEARCH = TextSearch(
+    match=tsquery,
+    counts="SELECT (SELECT count(*) FROM (SELECT 1 FROM nodes WHERE tsv @@ x.q::tsquery LIMIT %s) c) "
+           "FROM unnest(%s::text[]) WITH ORDINALITY AS x(q, i) ORDER BY x.i",
+    # ts_rank weights {D, C, B, A}: a node's own text (A) counts twice its context (B), as bm25's column weights
+    rank="SELECT n.id, greatest(ts_rank('{{0, 0, 0.5, 1.0}}', n.tsv, q), 1e-9) AS score "
+         "FROM nodes n, CAST(%s AS tsquery) q WHERE n.tsv @@ q AND {where} ORDER BY score DESC, n.seq LIMIT %s",
+    newest="SELECT n.id FROM nodes n WHERE n.tsv @@ %s::tsquery AND {where} ORDER BY n.seq DESC LIMIT %s",
+    # Matches first (the GIN index), newest of them after: walking the storage order backwards
+    # and testing each row, the plan PostgreSQL prefers, reads every fact when a word is rare.
+    facts="WITH m AS MATERIALIZED (SELECT f.user_id, f.id, f.seq FROM facts f "
+          "WHERE f.tsv @@ %s::tsquery AND {where} AND {when}), "
+          "newest AS (SELECT * FROM m ORDER BY seq DESC LIMIT %s) "
+          f"SELECT {FACT_COLS} FROM newest JOIN facts f ON f.user_id = newest.user_id AND f.id = newest.id "
+          f"{JOIN_NODES} ORDER BY f.seq DESC",
+    event_time="(n.metadata::jsonb ->> 'time')",
+)
 DIALECT = Dialect(
     mark="%s", true="true", stamp=lambda t: t, order="seq", arrays=True,
     # across users, the nodes' own user_id keeps the lookup on the (user_id, endpoint) indexes
@@ -83,6 +100,7 @@ DIALECT = Dialect(
     endpoint_known_user="f.{side}_id",  # the (user_id, subject_id|object_id) indexes answer directly
     fact_node="f.user_id = n.user_id AND f.{side}_id = n.id", hint_user=False,
     fact_cols=FACT_COLS, fact_from=FACT_FROM, node_cols=NODE_COLS, fact_row=row_to_fact, node_row=row_to_node,
+    search=SEARCH,
 )
 
 

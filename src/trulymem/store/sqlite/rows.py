@@ -11,14 +11,14 @@ from typing import Any
 from trulymem.model import EdgeKind, Fact, Node, Scope
 from trulymem.store import sql
 from trulymem.store.base import When
-from trulymem.store.sql import Dialect
+from trulymem.store.sql import Dialect, TextSearch
 
 # re-exported: the backend's modules import these from here
 from trulymem.store.sql import dump_json as dump_json
 from trulymem.store.sql import like as like
 from trulymem.store.sql import load_json as load_json
 from trulymem.store.sql import opt as opt
-from trulymem.text import fts_document
+from trulymem.text import fts_document, fts_match
 
 _CHUNK = 500  # stays below SQLite's bound-parameter limit with room for scope params
 
@@ -96,11 +96,26 @@ def row_to_node(r: Sequence[Any]) -> Node:
     )
 
 
+_OWN_WEIGHT = 2.0  # a node's own text counts twice its context (LoCoMo: best recall@1 and @10 together)
+_NODE_HITS = "FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid WHERE nodes_fts MATCH ? AND {where}"
+SEARCH = TextSearch(
+    match=fts_match,
+    counts="SELECT (SELECT count(*) FROM (SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH j.value LIMIT ?)) "
+           "FROM json_each(?) j ORDER BY j.key",
+    # FTS5's bm25 is better when more negative
+    rank=f"SELECT n.id, -bm25(nodes_fts, {_OWN_WEIGHT}, 1.0) AS score {_NODE_HITS} ORDER BY score DESC LIMIT ?",
+    newest=f"SELECT n.id {_NODE_HITS} ORDER BY nodes_fts.rowid DESC LIMIT ?",
+    # Walk the index newest-first instead of ranking every hit: relation words are common.
+    facts=f"SELECT {FACT_COLS} FROM facts_fts JOIN facts f ON f.rid = facts_fts.rowid {JOIN_NODES} "
+          "WHERE facts_fts MATCH ? AND {where} AND {when} ORDER BY facts_fts.rowid DESC LIMIT ?",
+    event_time="json_extract(n.metadata, '$.time')",
+)
 DIALECT = Dialect(
     mark="?", true="1", stamp=ts, order="rid", arrays=False,
     endpoint="f.{side}_rid IN (SELECT rid FROM nodes WHERE {ids})", endpoint_known_user="",
     fact_node="f.{side}_rid = n.rid", hint_user=True,
     fact_cols=FACT_COLS, fact_from=FACT_FROM, node_cols=NODE_COLS, fact_row=row_to_fact, node_row=row_to_node,
+    search=SEARCH,
 )
 
 

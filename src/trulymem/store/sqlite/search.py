@@ -1,13 +1,13 @@
-"""Retrieval in the SQLite store: full-text search over nodes and facts (FTS5, bm25)
-and the capped neighbourhood of nodes that graph expansion walks."""
+"""Retrieval in the SQLite store: which nodes are live, and the capped neighbourhood of
+nodes that graph expansion walks. Text search (FTS5, bm25) is ``store.queries``' over
+the statements in ``rows.SEARCH``."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime, timedelta
 
-from trulymem.model import Fact, Scope, as_utc
+from trulymem.model import Fact, Scope
 from trulymem.store.base import CURRENT, When
 from trulymem.store.sqlite.connection import SQLiteBase
 from trulymem.store.sqlite.rows import (
@@ -19,7 +19,6 @@ from trulymem.store.sqlite.rows import (
     scope_sql,
     when_sql,
 )
-from trulymem.text import fts_match
 
 Phrase = tuple[str, ...]
 _OWN_WEIGHT = 2.0  # a node's own text counts twice its context (LoCoMo: best recall@1 and @10 together)
@@ -27,71 +26,7 @@ _COMMON = 1000  # a search phrase matching more rows than this is not ranked (se
 
 
 class SearchMixin(SQLiteBase):
-    """Retrieval: ``search_nodes``, ``search_facts``, ``live_nodes`` and ``neighbors``."""
-
-    def _split_common(self, table: str, phrase_list: Sequence[Phrase]) -> tuple[list[Phrase], list[Phrase]]:
-        """Separate phrases matching more than ``_COMMON`` rows: ranking every hit of
-        a word that is everywhere ("entity", "user") costs more than it tells."""
-        rare: list[Phrase] = []
-        common: list[Phrase] = []
-        for p in list(phrase_list)[:16]:
-            n = self._q(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
-                        (fts_match([p]), _COMMON + 1))[0][0]
-            (common if n > _COMMON else rare).append(p)
-        return rare, common
-
-    def search_nodes(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *,
-                     during: tuple[datetime, datetime] | None = None) -> list[tuple[str, float]]:
-        where, params = scope_sql(scope, "n")
-        if during is not None:
-            # Event times are ISO strings in UTC: compare at whole seconds, end exclusive.
-            start, end = (as_utc(t).replace(microsecond=0) for t in during)
-            where += " AND json_extract(n.metadata, '$.time') >= ? AND json_extract(n.metadata, '$.time') < ?"
-            params = [*params, start.isoformat(), (end + timedelta(seconds=1)).isoformat()]
-            match = fts_match(list(phrases))
-            if match is None:
-                return []
-            rows = self._q(
-                f"SELECT n.id, -bm25(nodes_fts, {_OWN_WEIGHT}, 1.0) AS score FROM nodes_fts "
-                f"JOIN nodes n ON n.rid = nodes_fts.rowid WHERE nodes_fts MATCH ? AND {where} "
-                "ORDER BY score DESC LIMIT ?",
-                (match, *params, limit),
-            )
-            return [(r[0], float(r[1])) for r in rows]
-        rare, common = self._split_common("nodes_fts", phrases)
-        if rare:
-            # FTS5 rank is bm25 negated: more negative is better.
-            rows = self._q(
-                f"SELECT n.id, -bm25(nodes_fts, {_OWN_WEIGHT}, 1.0) AS score FROM nodes_fts "
-                f"JOIN nodes n ON n.rid = nodes_fts.rowid WHERE nodes_fts MATCH ? AND {where} "
-                "ORDER BY score DESC LIMIT ?",
-                (fts_match(rare), *params, limit),
-            )
-            return [(r[0], float(r[1])) for r in rows]
-        if not common:
-            return []
-        rows = self._q(  # only common words: newest matches, a low flat score
-            f"SELECT n.id FROM nodes_fts JOIN nodes n ON n.rid = nodes_fts.rowid "
-            f"WHERE nodes_fts MATCH ? AND {where} ORDER BY nodes_fts.rowid DESC LIMIT ?",
-            (fts_match(common), *params, limit),
-        )
-        return [(r[0], 0.1) for r in rows]
-
-    def search_facts(self, scope: Scope, phrases: Sequence[tuple[str, ...]], limit: int, *,
-                     when: When = CURRENT) -> list[Fact]:
-        match = fts_match(list(phrases))
-        if match is None:
-            return []
-        where, params = scope_sql(scope, "f")
-        vsql, vparams = when_sql(when)
-        # Walk the index newest-first instead of ranking every hit: relation words are common.
-        rows = self._q(
-            f"SELECT {FACT_COLS} FROM facts_fts JOIN facts f ON f.rid = facts_fts.rowid "
-            f"{JOIN_NODES} "
-            f"WHERE facts_fts MATCH ? AND {where} AND {vsql} ORDER BY facts_fts.rowid DESC LIMIT ?",
-            (match, *params, *vparams, limit),
-        )
-        return [row_to_fact(r) for r in rows]
+    """Retrieval: ``live_nodes`` and ``neighbors`` (text search is ``store.queries``')."""
 
     def live_nodes(self, node_ids: Sequence[str], when: When = CURRENT) -> set[str]:
         rids = self._rids(node_ids)
@@ -105,14 +40,8 @@ class SearchMixin(SQLiteBase):
                 [*chunk, *wparams, *wparams]))
         return live
 
-    def neighbors(
-        self,
-        scope: Scope,
-        node_ids: Sequence[str],
-        *,
-        per_node: int,
-        when: When = CURRENT,
-    ) -> list[Fact]:
+    def neighbors(self, scope: Scope, node_ids: Sequence[str], *, per_node: int,
+                  when: When = CURRENT) -> list[Fact]:
         where, params = scope_sql(scope, "x")
         wsql, wparams = when_sql(when)
         wsql = wsql.replace("f.", "x.")
