@@ -40,7 +40,12 @@ class Variant:
     config: RecallConfig
     depth: int  # None-like 0 with ``seeds_only``: the retrievers' own hits, no graph at all
     seeds_only: bool = False
-    topics: bool = True  # searched in a database ingested with topic enrichment (text/topics.py)
+    topics: bool = True    # searched in a database ingested with topic enrichment (text/topics.py)
+    profiles: bool = True  # ... and with speaker profiles (enrich/profiles.py)
+
+    @property
+    def ingest(self) -> tuple[bool, bool]:
+        return self.topics, self.profiles
 
 
 def variants(base: RecallConfig | None = None) -> list[Variant]:
@@ -62,7 +67,10 @@ def variants(base: RecallConfig | None = None) -> list[Variant]:
         Variant("+speaker terms", replace(base, speaker_terms=True), 1),
         Variant("+frame words", replace(base, frame_words=True), 1),
         Variant("-question parse", replace(base, parse_questions=False), 1),
+        Variant("-profiles", replace(base, profile_seeds=0), 1),
+        Variant("+profiles x1.5", replace(base, profile_weight=1.5 * base.profile_weight), 1),
         Variant("-topics", base, 1, topics=False),
+        Variant("-enrichment", replace(base, profile_seeds=0), 1, topics=False, profiles=False),
     ]
 
 
@@ -98,31 +106,31 @@ def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Pat
     questions = sum(1 for c in convs for q in c.questions if q.evidence)
     total = sum(len(c.turns) for c in convs) + questions * len(variants_)
     done, messages = 0, 0
-    ingest_s, ingest_cpu, plain_s, plain_cpu = 0.0, 0.0, 0.0, 0.0
+    ingests = {v.ingest for v in variants_}
+    ingest_s = {i: 0.0 for i in ingests}
+    ingest_cpu = {i: 0.0 for i in ingests}
     with tempfile.TemporaryDirectory(prefix="trulymem-locomo-") as tmp, ExitStack() as stack:
         folder = Path(db_dir or tmp)
         out = stack.enter_context(Path(dump).open("w", encoding="utf-8")) if dump else None
         for conv in convs:
             with ExitStack() as dbs:
-                mem = dbs.enter_context(TrulyMem(folder / f"{conv.id}.db", user_id=conv.id, embedder=embedder))
-                t0, c0 = time.perf_counter(), time.process_time()
-                _ingest(mem, conv)
-                ingest_s += time.perf_counter() - t0
-                ingest_cpu += time.process_time() - c0
+                # one database per set of ingest options the variants ask for (the enrichment ablations)
+                mems: dict[tuple[bool, bool], TrulyMem] = {}
+                for topics, profiles in sorted(ingests, reverse=True):
+                    suffix = "" if topics and profiles else f"-t{int(topics)}p{int(profiles)}"
+                    mem = dbs.enter_context(TrulyMem(folder / f"{conv.id}{suffix}.db", user_id=conv.id,
+                                                     embedder=embedder))
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    _ingest(mem, conv, topics=topics, profiles=profiles)
+                    ingest_s[topics, profiles] += time.perf_counter() - t0
+                    ingest_cpu[topics, profiles] += time.process_time() - c0
+                    mems[topics, profiles] = mem
                 messages += len(conv.turns)
                 done += len(conv.turns)
                 if progress:
                     progress(f"{conv.id}: ingested", done, total)
-                plain = None
-                if any(not v.topics for v in variants_):  # the enrichment ablation: ingested without it
-                    plain = dbs.enter_context(TrulyMem(folder / f"{conv.id}-plain.db", user_id=conv.id,
-                                                       embedder=embedder))
-                    t0, c0 = time.perf_counter(), time.process_time()
-                    _ingest(plain, conv, topics=False)
-                    plain_s += time.perf_counter() - t0
-                    plain_cpu += time.process_time() - c0
                 for v in variants_:
-                    db = plain if not v.topics and plain is not None else mem
+                    db = mems[v.ingest]
                     s = scores[v.name]
                     for q in (q for q in conv.questions if q.evidence):
                         t0 = time.perf_counter()
@@ -138,6 +146,7 @@ def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Pat
                         done += 1
                     if progress:
                         progress(f"{conv.id}: {v.name}", done, total)
+    full = (True, True)
     return {
         "file": str(path),
         "split": split,
@@ -145,10 +154,9 @@ def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Pat
         "embedder": embedder.name if embedder else None,
         "conversations": len(convs),
         "questions": questions,
-        "ingest": {"messages": messages, "seconds": round(ingest_s, 2), "cpu_seconds": round(ingest_cpu, 2),
-                   "messages_per_s": round(messages / ingest_s, 1) if ingest_s else None,
-                   "messages_per_cpu_s": round(messages / ingest_cpu, 1) if ingest_cpu else None,
-                   "without_topics": {"seconds": round(plain_s, 2), "cpu_seconds": round(plain_cpu, 2)}},
+        "ingest": {"messages": messages, **_rates(messages, ingest_s.get(full, 0.0), ingest_cpu.get(full, 0.0)),
+                   **{f"topics={t} profiles={p}": _rates(messages, ingest_s[t, p], ingest_cpu[t, p])
+                      for t, p in sorted(ingests, reverse=True) if (t, p) != full}},
         "variants": {name: _summary(s) for name, s in scores.items()},
     }
 
@@ -168,11 +176,17 @@ def _dump_row(conv_id: str, variant: str, q: Question, episodes: list[RecalledNo
     }
 
 
-def _ingest(mem: TrulyMem, conv: Conversation, *, topics: bool = True) -> None:
+def _rates(messages: int, seconds: float, cpu_seconds: float) -> dict[str, Any]:
+    return {"seconds": round(seconds, 2), "cpu_seconds": round(cpu_seconds, 2),
+            "messages_per_s": round(messages / seconds, 1) if seconds else None,
+            "messages_per_cpu_s": round(messages / cpu_seconds, 1) if cpu_seconds else None}
+
+
+def _ingest(mem: TrulyMem, conv: Conversation, *, topics: bool = True, profiles: bool = True) -> None:
     batch = [{"speaker": t.speaker, "text": t.text, "id": t.dia_id, "session": t.session,
               **({"timestamp": t.time.isoformat()} if t.time else {})} for t in conv.turns]
     for i in range(0, len(batch), 2000):
-        mem.run("memory_ingest", {"messages": batch[i : i + 2000], "topics": topics})
+        mem.run("memory_ingest", {"messages": batch[i : i + 2000], "topics": topics, "profiles": profiles})
 
 
 def _score(s: _Scores, evidence: list[str], category: int, episodes: list[Any]) -> None:

@@ -34,6 +34,12 @@ class RecallConfig:
     frame_words: bool = False     # keep words that frame a question ("likely", "kind of") as search words
     speaker_terms: bool = False   # keep the names of people who speak in the search terms (they are in
                                   # every turn they said: the reranker's speaker feature uses them instead)
+    profile_seeds: int = 20       # a named speaker's own statements taken from their profiles (0: none)
+    profile_weight: float = 0.2   # their ranking's weight in the fusion: more gains multi-hop and loses
+                                  # on questions that name the wrong person (LoCoMo tune: 0.3 lost 2 points there)
+    profile_topic_weight: float = 1.0    # a statement on a topic the question is about, beside its words
+    profile_instance_topics: bool = True  # the topics of the question's instance words count ("paint": art)
+    profile_on_topic: bool = True  # only statements on a topic the question is about
     rerank: RerankWeights = field(default_factory=RerankWeights)
     rerank_depth: int = 60        # best candidates looked at again by the reranker
 

@@ -14,6 +14,7 @@ from datetime import datetime
 
 from trulymem import budget
 from trulymem.embed.base import Embedder
+from trulymem.enrich.profiles import profile_keys, rank_statements
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.query import ParsedQuery, parse_query, topic_terms
@@ -27,7 +28,7 @@ from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.stem import stems
 from trulymem.text.stopwords import content_terms
 from trulymem.text.tokenize import count_tokens
-from trulymem.text.topics import asked_topics
+from trulymem.text.topics import asked_topics, topics_of
 
 _TURN_NO = re.compile(r"(\d+)$")
 TASK_INTENTS = {"tasknode", "task", "tasks", "task_chain", "taskchain", "working_memory", "workingmemory",
@@ -137,6 +138,9 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         query_vec = embedder.embed_query(" ".join(text_terms))
         rankings["vector"] = [nid for nid, _ in store.vector_search(scope, query_vec, cfg.vector_seeds,
                                                                     model=embedder.name)]
+    if speakers and cfg.profile_seeds and parsed is not None and parsed.question:
+        # The named people's own statements on the question's words and topics (enrich/profiles.py).
+        rankings["profile"] = _profile_ranking(store, scope, speakers, text_terms, q.query_intent, cfg, q.as_of)
     if when.validity != "all":
         # A node whose every fact was invalidated (a forgotten message, a retracted value) is
         # not recalled; include_invalid (history) still finds it.
@@ -145,7 +149,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         rankings = {k: [i for i in ranked if i in live] for k, ranked in rankings.items()}
     for n in named:
         c.node(n.id, 1.0, 0, f"name:{n.name}")
-    weights = {"vector": cfg.vector_weight, "time": cfg.time_weight}
+    weights = {"vector": cfg.vector_weight, "time": cfg.time_weight, "profile": cfg.profile_weight}
     fused = rrf(list(rankings.values()), cfg.fusion_k, [weights.get(name, 1.0) for name in rankings])
     top = max(fused.values(), default=0.0)
     for nid, s in fused.items():
@@ -284,6 +288,17 @@ def _speakers(store: Store, scope: Scope, named: list[Node], parsed: ParsedQuery
     caps = {name_key(w) for w in parsed.capitalised}
     return {n.key for n in named if n.key in caps and store.facts(FactQuery(
         scope=scope, subject_ids=[n.id], relation_keys=["said"], limit=1))}
+
+
+def _profile_ranking(store: Store, scope: Scope, speakers: set[str], text_terms: list[str], question: str,
+                     cfg: RecallConfig, as_of: datetime | None) -> list[str]:
+    """Episodes of the speakers' profiles, best first, by ``profiles.rank_statements``."""
+    nodes = store.nodes(NodeQuery(scope=scope, keys=profile_keys(sorted(speakers)), types=[NodeType.INFO],
+                                  created_before=as_of))
+    topics = [*asked_topics(question), *(t for t in topics_of(question) if cfg.profile_instance_topics)]
+    ranked = rank_statements([n.metadata for n in nodes], stems(" ".join(text_terms)), list(dict.fromkeys(topics)),
+                             cfg.profile_topic_weight, cfg.profile_seeds, on_topic=cfg.profile_on_topic)
+    return [episode_id for episode_id, _ in ranked]
 
 
 def _rerank(store: Store, scope: Scope, c: _Collector, known: dict[str, Node], speakers: set[str],

@@ -11,15 +11,14 @@ so the bench can show why. Pure functions of plain data: easy to test, easy to a
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from trulymem.text.normalize import name_key
 from trulymem.text.stem import stems
 from trulymem.text.topics import topics_of
+from trulymem.text.turns import is_question_turn
 
-_SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
-_PHOTO = re.compile(r"\s*\[shares a photo:[^\]]*\]\s*$")
+__all__ = ["Candidate", "RerankWeights", "is_question_turn", "rerank"]
 
 
 @dataclass(frozen=True)
@@ -55,17 +54,6 @@ class Candidate:
     text: str                  # what was said (without the "Speaker: " prefix)
     speaker: str | None = None
     place: tuple[str, int] | None = None  # (session, position): turns near each other say one thing
-
-
-def is_question_turn(text: str) -> bool:
-    """A turn that asks rather than tells: its last sentence is a question and at least
-    half of its sentences are ("Wow! What did you paint?" asks; "I paint. Do you?" half)."""
-    said = _PHOTO.sub("", text).strip()
-    sentences = [s.strip() for s in _SENTENCE.findall(said) if s.strip()]
-    if not sentences or not sentences[-1].endswith(("?", "？")):
-        return False
-    asked = sum(1 for s in sentences if s.endswith(("?", "？")))
-    return 2 * asked >= len(sentences)
 
 
 def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str],

@@ -61,6 +61,8 @@ _LEXICON: dict[str, tuple[str, str]] = {
                   "activist activism parade rally nonprofit shelter mentor mentoring"),
 }
 
+TOPICS: tuple[str, ...] = tuple(_LEXICON)
+
 
 @lru_cache(maxsize=1)
 def _index() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
@@ -78,9 +80,14 @@ def _index() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
 def topics_of(text: str, *, at_least: int = 1) -> list[str]:
     """The lexicon's topics ``text`` is about: those with ``at_least`` of their instance
     words in it, in the lexicon's order."""
+    return topics_in(stems(text), at_least=at_least)
+
+
+def topics_in(text_stems: set[str], *, at_least: int = 1) -> list[str]:
+    """``topics_of`` for a text's already computed ``stems``."""
     instance, _ = _index()
     counts: dict[str, int] = {}
-    for s in stems(text):
+    for s in text_stems:
         for topic in instance.get(s, ()):
             counts[topic] = counts.get(topic, 0) + 1
     return [t for t in _LEXICON if counts.get(t, 0) >= at_least]

@@ -14,13 +14,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from trulymem.enrich.profiles import HAS_PROFILE, STATED_IN, ProfileIndex, profile_name, profile_topics
 from trulymem.errors import InvalidInput
 from trulymem.llm.base import json_reply
 from trulymem.model import MAX_TEXT, Node, NodeType, Scope, UTCDatetime
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
+from trulymem.text.stem import stems
 from trulymem.text.stopwords import STOPWORDS
-from trulymem.text.topics import topic_line, topics_of
+from trulymem.text.topics import topic_line, topics_in
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, embedded_writes, gc_paused, register
 from trulymem.tools.commit import TripletIn, commit_triplets
 from trulymem.tools.fields import Label, Name, Text
@@ -44,6 +46,8 @@ class IngestInput(ToolInput):
                                                    "object) facts, each with the message that states it.")
     topics: bool = Field(True, description="Link each message to the topics its words belong to (a rule-based "
                                            "lexicon: 'kayaking' is about hobbies) and index it with them.")
+    profiles: bool = Field(True, description="Link each message in which its speaker tells something about "
+                                             "themselves to that speaker's profile on its topics (rule-based).")
 
     @model_validator(mode="after")
     def _unique_ids(self) -> IngestInput:
@@ -153,6 +157,7 @@ def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
             recent[session] = [(n.id, n.summary or "", dict(n.metadata)) for n in stored]
             previous[session] = stored[-1].name
     total = 0
+    profiles = ProfileIndex()
     changed: dict[str, tuple[str, dict[str, Any]]] = {}  # episode id -> its summary and metadata, written last
     for i, m in enumerate(inp.messages):
         when: datetime = m.timestamp or ctx.now
@@ -171,13 +176,18 @@ def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
         for name in mentioned_names(m.text, speakers):
             triplets.append(TripletIn(subject=episode, relation="mentions", object=name, **link))
             entities.add(name)
-        topics = topics_of(m.text) if inp.topics else []
+        said = stems(m.text)
+        topics = topics_in(said) if inp.topics else []
         triplets.extend(TripletIn(subject=episode, relation="about", object=f"topic {t}", **link) for t in topics)
+        in_profiles = profile_topics(m.text, said) if inp.profiles else []
+        triplets.extend(_profile_links(m.speaker, episode, in_profiles, profiles, link))
         turn = ctx.beside(scope.agent_id, scope.app_id)
         turn.scope = turn.scope.replace(session_id=session)
         done = commit_triplets(turn, triplets, turn_id=m.id, message_ids=[m.id] if m.id else [])
         total += len(done)
         node_id = done[0][0].object_id
+        for t in in_profiles:
+            profiles.add(m.speaker, t, node_id, said)
         summary = f"{m.speaker}: {m.text}"
         # An episode is also found by the messages around it (two before, two after): a reply
         # rarely repeats the question it answers (on LoCoMo: full-text recall@10 +14 points).
@@ -197,7 +207,36 @@ def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
     # reads an episode's summary or context, so the stored result is the same.
     for node_id, (summary, meta) in changed.items():
         ctx.store.update_node(node_id, ctx.now, summary=summary, metadata=meta)
+    _write_profiles(ctx, ns, profiles)
     return IngestResult(episodes=episodes, facts=total, entities=sorted(entities))
+
+
+def _profile_links(speaker: str, episode: str, topics: list[str], profiles: ProfileIndex,
+                   link: dict[str, Any]) -> list[TripletIn]:
+    """``(speaker) -has_profile-> (profile)`` the first time this ingest meets a profile, and
+    ``(profile) -stated_in-> (episode)`` for each profile topic of the turn."""
+    out: list[TripletIn] = []
+    for t in topics:
+        name = profile_name(speaker, t)
+        if name not in profiles.turns:
+            out.append(TripletIn(subject=speaker, relation=HAS_PROFILE, object=name, object_type=NodeType.INFO,
+                                 **link))
+        out.append(TripletIn(subject=name, subject_type=NodeType.INFO, relation=STATED_IN, object=episode,
+                             object_type=NodeType.EPISODE, **link))
+    return out
+
+
+def _write_profiles(ctx: ToolContext, ns: Scope, profiles: ProfileIndex) -> None:
+    """Each profile node's turn index and summary, merged with what earlier ingests wrote."""
+    if not profiles.turns:
+        return
+    nodes = {n.key: n for n in ctx.store.nodes(NodeQuery(scope=ns, keys=[name_key(p) for p in profiles.turns]))}
+    for name in profiles.turns:
+        node = nodes.get(name_key(name))
+        if node is None:
+            continue
+        meta = profiles.metadata(name, node.metadata)
+        ctx.store.update_node(node.id, ctx.now, summary=profiles.summary(name, meta), metadata=meta)
 
 
 memory_ingest = register(Tool(
