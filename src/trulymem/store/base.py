@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from trulymem.model import EdgeKind, Fact, Node, Scope
+from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope
 
 Validity = Literal["current", "invalid", "all"]
 
@@ -43,6 +43,16 @@ class NodeSpec:
     key: str
     name: str
     type: str
+
+
+def by_key(specs: Sequence[NodeSpec]) -> dict[str, NodeSpec]:
+    """One spec per key, in first-seen order: a specific type wins over the generic ``EntityNode``."""
+    wanted: dict[str, NodeSpec] = {}
+    for spec in specs:
+        prev = wanted.get(spec.key)
+        if prev is None or (prev.type == NodeType.ENTITY and spec.type != NodeType.ENTITY):
+            wanted[spec.key] = spec
+    return wanted
 
 
 @dataclass

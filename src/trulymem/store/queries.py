@@ -102,10 +102,8 @@ class SQLReads(Store):
         self._reading(query.scope)
         d = self.dialect
         built = fact_where(query, d)
-        if built is None:
-            return []
-        rows = self._by_age(f"SELECT {d.fact_cols} FROM {d.fact_from}", "f", built, query.newest_first, query.limit)
-        return [d.fact_row(r) for r in rows]
+        return [d.fact_row(r) for r in self._by_age(f"SELECT {d.fact_cols} FROM {d.fact_from}", "f", built,
+                                                     query.newest_first, query.limit)]
 
     def count_facts(self, query: FactQuery) -> int:
         self._reading(query.scope)
@@ -137,14 +135,14 @@ class SQLReads(Store):
         self._reading(query.scope)
         d = self.dialect
         built = node_where(query, d)
-        if built is None:
-            return []
-        rows = self._by_age(f"SELECT {d.node_cols} FROM nodes n", "n", built, query.newest_first, query.limit)
-        return [d.node_row(r) for r in rows]
+        return [d.node_row(r) for r in self._by_age(f"SELECT {d.node_cols} FROM nodes n", "n", built,
+                                                     query.newest_first, query.limit)]
 
-    def _by_age(self, head: str, alias: str, built: tuple[str, list[Any]], newest_first: bool,
+    def _by_age(self, head: str, alias: str, built: Built, newest_first: bool,
                 limit: int | None) -> list[tuple[Any, ...]]:
         """``head WHERE built``, newest (or oldest) first by creation, then storage order."""
+        if built is None:
+            return []
         where, params = built
         order = "DESC" if newest_first else "ASC"
         sql = f"{head} WHERE {where} ORDER BY {alias}.created_at {order}, {alias}.{self.dialect.order} {order}"

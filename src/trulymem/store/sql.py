@@ -52,6 +52,13 @@ class Dialect:
     node_row: Callable[[Sequence[Any]], Node]
     search: TextSearch
 
+    def scope(self, scope: Scope, alias: str) -> tuple[str, list[Any]]:
+        return scope_sql(scope, alias, self)
+
+    def when(self, when: When) -> tuple[str, list[Any]]:
+        """SQL for ``When`` over facts aliased ``f``."""
+        return when_sql(when, self)
+
     def list_param(self, values: Sequence[Any]) -> Any:
         """A list as one parameter: an array, or JSON text that json_each reads."""
         return list(values) if self.arrays else json.dumps(list(values), ensure_ascii=False)

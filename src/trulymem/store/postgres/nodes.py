@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from trulymem.model import Node, NodeType, Scope, new_id
-from trulymem.store.base import NodeSpec
+from trulymem.store.base import NodeSpec, by_key
 from trulymem.store.postgres.connection import PostgresBase
 from trulymem.store.postgres.rows import NODE_COLS, chunks, dump_json, load_json, node_tsv, row_to_node
 
@@ -20,11 +20,7 @@ class NodeMixin(PostgresBase):
     def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, str]:
         user, agent, app = scope.user_id, scope.agent_id or "", scope.app_id or ""
         self._lock_users([user])
-        wanted: dict[str, NodeSpec] = {}
-        for spec in specs:
-            prev = wanted.get(spec.key)
-            if prev is None or (prev.type == NodeType.ENTITY and spec.type != NodeType.ENTITY):
-                wanted[spec.key] = spec
+        wanted = by_key(specs)
         found: dict[str, str] = {}
         upgrades: list[tuple[str, datetime, str, str]] = []
         for chunk in chunks(list(wanted)):

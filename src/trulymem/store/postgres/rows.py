@@ -8,9 +8,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from trulymem.model import EdgeKind, Fact, Node, Scope
-from trulymem.store import sql
-from trulymem.store.base import When
+from trulymem.model import EdgeKind, Fact, Node
 from trulymem.store.postgres.text import tsquery, tsvector
 from trulymem.store.sql import Dialect, TextSearch
 
@@ -104,10 +102,5 @@ DIALECT = Dialect(
 )
 
 
-def scope_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
-    return sql.scope_sql(scope, alias, DIALECT)
-
-
-def when_sql(when: When) -> tuple[str, list[Any]]:
-    """SQL for ``When`` over facts aliased ``f``."""
-    return sql.when_sql(when, DIALECT)
+scope_sql = DIALECT.scope  # the backend's modules import these from here
+when_sql = DIALECT.when

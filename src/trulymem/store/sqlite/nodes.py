@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from trulymem.model import Node, NodeType, Scope, new_id
-from trulymem.store.base import NodeSpec
+from trulymem.store.base import NodeSpec, by_key
 from trulymem.store.sqlite.connection import SQLiteBase
 from trulymem.store.sqlite.rows import NODE_COLS, chunks, dump_json, marks, row_to_node, ts
 from trulymem.text import fts_document
@@ -19,11 +19,7 @@ class NodeMixin(SQLiteBase):
 
     def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, str]:
         ns = (scope.user_id, scope.agent_id or "", scope.app_id or "")
-        wanted: dict[str, NodeSpec] = {}
-        for spec in specs:
-            prev = wanted.get(spec.key)
-            if prev is None or (prev.type == NodeType.ENTITY and spec.type != NodeType.ENTITY):
-                wanted[spec.key] = spec
+        wanted = by_key(specs)
         found: dict[str, str] = {}
         upgrades: list[tuple[str, str, str]] = []
         keys = list(wanted)
