@@ -221,3 +221,11 @@ def test_a_crash_mid_build_leaves_a_usable_index(db_path: Path, small_threshold:
     assert vs.delta == 0 and vs.merged == newest and len(vs) == len(names(1500)) + 1  # + "thing"
     assert again.store.vector_search(again.scope, emb.embed_query(target), 5)[0][0] == node
     again.close()
+
+
+def test_build_vector_index_builds_and_saves_in_the_caller(db_path: Path, small_threshold: None) -> None:
+    mem = fill(db_path, 300)
+    assert mem.store.build_vector_index(mem.scope) == 301  # type: ignore[attr-defined]  # + "thing"
+    (vs,) = mem.store._vec_sets.values()  # type: ignore[attr-defined]
+    assert vs.delta == 0 and not vs.building and list(Path(str(db_path) + ".vectors").glob("*.usearch"))
+    mem.close()

@@ -198,6 +198,12 @@ class VectorSet:
         except (RuntimeError, MemoryError, ValueError) as exc:  # usearch's errors: searches stay exact
             self.build_error = exc
 
+    def build_now(self, threads: int, save: Callable[[VectorSet], None] | None = None) -> None:
+        """``build`` in the calling thread, once a background build (if any) has stopped."""
+        self.stop_building()
+        self._stop.clear()
+        self.build(threads, save)
+
     def stop_building(self, timeout: float | None = None) -> None:
         """Ask the background build to stop after its current slice and wait for it."""
         self._stop.set()

@@ -11,18 +11,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trulymem.embed.names import mismatch
-from trulymem.errors import Conflict, InvalidInput, StoreError
-from trulymem.model import Node, Scope
+from trulymem.errors import Conflict, StoreError
+from trulymem.model import Scope
 from trulymem.store.sqlite.connection import SQLiteBase
-from trulymem.store.sqlite.rows import NODE_COLS, chunks, marks, row_to_node, scope_sql
+from trulymem.store.sqlite.rows import chunks, marks, scope_sql
 from trulymem.store.sqlite.vector_index import VectorSet, ann_suits, ann_threshold
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-_MODEL = "SELECT value FROM settings WHERE key = 'embedder'"
 
 
 class VectorMixin(SQLiteBase):
@@ -52,18 +50,6 @@ class VectorMixin(SQLiteBase):
         except (OSError, RuntimeError):
             pass  # a missing save costs the next process a rebuild, never a wrong answer
         super().close()
-
-    def embedding_model(self) -> str | None:
-        rows = self._q(_MODEL)
-        return str(rows[0][0]) if rows else None
-
-    def set_embedding_model(self, name: str) -> None:
-        current = self.embedding_model()
-        if current == name:
-            return
-        if current is not None and self._q("SELECT 1 FROM node_vectors WHERE model = ? LIMIT 1", (current,)):
-            raise Conflict(mismatch(current, name) + " (a database never mixes two models)", field="embedder")
-        self.switch_embedding_model(name)
 
     def switch_embedding_model(self, name: str) -> None:
         self._q("INSERT INTO settings(key, value) VALUES ('embedder', ?) "
@@ -116,31 +102,6 @@ class VectorMixin(SQLiteBase):
         if n:
             self._vec_writes += 1
         return n
-
-    def _to_embed_sql(self, model: str, after: str | None, missing_only: bool) -> tuple[str, list[Any]]:
-        where = ["n.rid > ?"]
-        params: list[Any] = [int(after) if after else 0]
-        if missing_only:
-            where.append("NOT EXISTS (SELECT 1 FROM node_vectors v WHERE v.node_rid = n.rid AND v.model = ?)")
-            params.append(model)
-        return " AND ".join(where), params
-
-    def nodes_to_embed(self, model: str, limit: int, *, after: str | None = None,
-                       missing_only: bool = True) -> tuple[list[Node], str | None]:
-        where, params = self._to_embed_sql(model, after, missing_only)
-        rows = self._q(f"SELECT rid, {NODE_COLS} FROM nodes n "
-                       f"WHERE {where} ORDER BY n.rid LIMIT ?", [*params, limit])
-        return [row_to_node(r[1:]) for r in rows], (str(rows[-1][0]) if rows else None)
-
-    def count_nodes_to_embed(self, model: str, *, after: str | None = None, missing_only: bool = True) -> int:
-        where, params = self._to_embed_sql(model, after, missing_only)
-        return int(self._q(f"SELECT count(*) FROM nodes n WHERE {where}", params)[0][0])
-
-    @staticmethod
-    def _cache_key(scope: Scope) -> tuple[str, str]:
-        if scope.user_id is None:
-            raise InvalidInput("the vector cache is kept per user: name the user", field="user_id")
-        return scope.user_id, f"{scope.agent_id or '*'}/{scope.app_id or '*'}"
 
     def cached_vectors(self, scope: Scope, model: str, digests: Sequence[bytes]) -> dict[bytes, bytes]:
         user, part = self._cache_key(scope)
@@ -215,9 +176,8 @@ class VectorMixin(SQLiteBase):
             save = self._saver(key)
         if len(vs) < ann_threshold() or not ann_suits(name or ""):
             return 0
-        vs.stop_building()
         with limited(blas_threads()):
-            vs.build(blas_threads(), save)
+            vs.build_now(blas_threads(), save)
         return len(vs.index) if vs.index is not None else 0
 
     def _saver(self, key: tuple[Any, ...]) -> Callable[[VectorSet], None] | None:
