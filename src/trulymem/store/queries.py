@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
-from trulymem.errors import InvalidInput
+from trulymem.embed.names import mismatch
+from trulymem.errors import Conflict, InvalidInput
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.store.base import CURRENT, FactQuery, NodeQuery, Stats, Store, When
 from trulymem.store.sql import Dialect, Phrase, like, scope_sql, when_sql
@@ -225,3 +226,45 @@ class SQLReads(Store):
         wsql, wparams = when_sql(when, d)
         rows = self._q(d.search.facts.format(where=where, when=wsql), (match, *params, *wparams, limit))
         return [d.fact_row(r) for r in rows]
+
+    # vectors: the settings and node listings both backends keep alike
+    def embedding_model(self) -> str | None:
+        rows = self._q("SELECT value FROM settings WHERE key = 'embedder'")
+        return str(rows[0][0]) if rows else None
+
+    def set_embedding_model(self, name: str) -> None:
+        current = self.embedding_model()
+        if current == name:
+            return
+        if current is not None and self._q(f"SELECT 1 FROM node_vectors WHERE model = {self.dialect.mark} LIMIT 1",
+                                           (current,)):
+            raise Conflict(mismatch(current, name) + " (a database never mixes two models)", field="embedder")
+        self.switch_embedding_model(name)
+
+    def _to_embed_sql(self, model: str, after: str | None, missing_only: bool) -> tuple[str, list[Any]]:
+        d = self.dialect
+        where = [f"n.{d.order} > {d.mark}"]
+        params: list[Any] = [int(after) if after else 0]
+        if missing_only:
+            where.append(f"NOT EXISTS (SELECT 1 FROM node_vectors v WHERE {d.vector_node} AND v.model = {d.mark})")
+            params.append(model)
+        return " AND ".join(where), params
+
+    def nodes_to_embed(self, model: str, limit: int, *, after: str | None = None,
+                       missing_only: bool = True) -> tuple[list[Node], str | None]:
+        d = self.dialect
+        where, params = self._to_embed_sql(model, after, missing_only)
+        rows = self._q(f"SELECT n.{d.order}, {d.node_cols} FROM nodes n WHERE {where} ORDER BY n.{d.order} "
+                       f"LIMIT {d.mark}", [*params, limit])
+        return [d.node_row(r[1:]) for r in rows], (str(rows[-1][0]) if rows else None)
+
+    def count_nodes_to_embed(self, model: str, *, after: str | None = None, missing_only: bool = True) -> int:
+        where, params = self._to_embed_sql(model, after, missing_only)
+        return int(self._q(f"SELECT count(*) FROM nodes n WHERE {where}", params)[0][0])
+
+    @staticmethod
+    def _cache_key(scope: Scope) -> tuple[str, str]:
+        """The text-vector cache's (user, part) of a scope."""
+        if scope.user_id is None:
+            raise InvalidInput("the vector cache is kept per user: name the user", field="user_id")
+        return scope.user_id, f"{scope.agent_id or '*'}/{scope.app_id or '*'}"

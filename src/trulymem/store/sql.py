@@ -44,6 +44,7 @@ class Dialect:
     endpoint: str
     endpoint_known_user: str  # with the scope's user known: f's column that holds the node id ('' if none)
     fact_node: str  # fact f touches node n on {side}
+    vector_node: str  # vector v is node n's
     hint_user: bool  # "+x.user_id" where ids are given: SQLite then looks the ids up by their index
     fact_cols: str  # the columns fact_row reads: facts aliased f, their endpoints s and o
     fact_from: str  # facts f joined to their endpoints s and o

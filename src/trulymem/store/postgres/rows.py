@@ -97,6 +97,7 @@ DIALECT = Dialect(
     endpoint="(f.user_id, f.{side}_id) IN (SELECT user_id, id FROM nodes WHERE {ids})",
     endpoint_known_user="f.{side}_id",  # the (user_id, subject_id|object_id) indexes answer directly
     fact_node="f.user_id = n.user_id AND f.{side}_id = n.id", hint_user=False,
+    vector_node="v.user_id = n.user_id AND v.node_id = n.id",
     fact_cols=FACT_COLS, fact_from=FACT_FROM, node_cols=NODE_COLS, fact_row=row_to_fact, node_row=row_to_node,
     search=SEARCH,
 )

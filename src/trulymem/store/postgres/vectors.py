@@ -11,11 +11,10 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from trulymem.embed.names import mismatch
-from trulymem.errors import Conflict, InvalidInput
-from trulymem.model import Node, Scope
+from trulymem.errors import Conflict
+from trulymem.model import Scope
 from trulymem.store.postgres.connection import PostgresBase
-from trulymem.store.postgres.rows import NODE_COLS, chunks, row_to_node, scope_sql
+from trulymem.store.postgres.rows import chunks, scope_sql
 
 if TYPE_CHECKING:
     import numpy as np
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
 
     from trulymem.embed.base import Matrix
 
-_MODEL = "SELECT value FROM settings WHERE key = 'embedder'"
 
 
 class VectorMixin(PostgresBase):
@@ -34,18 +32,6 @@ class VectorMixin(PostgresBase):
     def _vector_state(self) -> None:
         self._vec_lock = threading.Lock()
         self._vec_cache: dict[tuple[Any, ...], tuple[tuple[int, int], list[str], Matrix]] = {}
-
-    def embedding_model(self) -> str | None:
-        rows = self._q(_MODEL)
-        return str(rows[0][0]) if rows else None
-
-    def set_embedding_model(self, name: str) -> None:
-        current = self.embedding_model()
-        if current == name:
-            return
-        if current is not None and self._q("SELECT 1 FROM node_vectors WHERE model = %s LIMIT 1", (current,)):
-            raise Conflict(mismatch(current, name) + " (a database never mixes two models)", field="embedder")
-        self.switch_embedding_model(name)
 
     def switch_embedding_model(self, name: str) -> None:
         self._q("INSERT INTO settings(key, value) VALUES ('embedder', %s) "
@@ -95,32 +81,6 @@ class VectorMixin(PostgresBase):
         if n:
             self._bump(None)
         return n
-
-    def _to_embed_sql(self, model: str, after: str | None, missing_only: bool) -> tuple[str, list[Any]]:
-        where = ["n.seq > %s"]
-        params: list[Any] = [int(after) if after else 0]
-        if missing_only:
-            where.append("NOT EXISTS (SELECT 1 FROM node_vectors v WHERE v.user_id = n.user_id "
-                         "AND v.node_id = n.id AND v.model = %s)")
-            params.append(model)
-        return " AND ".join(where), params
-
-    def nodes_to_embed(self, model: str, limit: int, *, after: str | None = None,
-                       missing_only: bool = True) -> tuple[list[Node], str | None]:
-        where, params = self._to_embed_sql(model, after, missing_only)
-        rows = self._q(f"SELECT n.seq, {NODE_COLS} FROM nodes n WHERE {where} ORDER BY n.seq LIMIT %s",
-                       [*params, limit])
-        return [row_to_node(r[1:]) for r in rows], (str(rows[-1][0]) if rows else None)
-
-    def count_nodes_to_embed(self, model: str, *, after: str | None = None, missing_only: bool = True) -> int:
-        where, params = self._to_embed_sql(model, after, missing_only)
-        return int(self._q(f"SELECT count(*) FROM nodes n WHERE {where}", params)[0][0])
-
-    @staticmethod
-    def _cache_key(scope: Scope) -> tuple[str, str]:
-        if scope.user_id is None:
-            raise InvalidInput("the vector cache is kept per user: name the user", field="user_id")
-        return scope.user_id, f"{scope.agent_id or '*'}/{scope.app_id or '*'}"
 
     def cached_vectors(self, scope: Scope, model: str, digests: Sequence[bytes]) -> dict[bytes, bytes]:
         user, part = self._cache_key(scope)

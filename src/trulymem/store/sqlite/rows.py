@@ -111,7 +111,7 @@ SEARCH = TextSearch(
 DIALECT = Dialect(
     mark="?", true="1", stamp=ts, order="rid", arrays=False,
     endpoint="f.{side}_rid IN (SELECT rid FROM nodes WHERE {ids})", endpoint_known_user="",
-    fact_node="f.{side}_rid = n.rid", hint_user=True,
+    fact_node="f.{side}_rid = n.rid", vector_node="v.node_rid = n.rid", hint_user=True,
     fact_cols=FACT_COLS, fact_from=FACT_FROM, node_cols=NODE_COLS, fact_row=row_to_fact, node_row=row_to_node,
     search=SEARCH,
 )
