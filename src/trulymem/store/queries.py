@@ -100,11 +100,9 @@ class SQLReads(Store):
         """Called before reading the scope's rows (PostgreSQL: a write transaction takes the user's lock)."""
 
     def facts(self, query: FactQuery) -> list[Fact]:
-        self._reading(query.scope)
         d = self.dialect
-        built = fact_where(query, d)
-        return [d.fact_row(r) for r in self._by_age(f"SELECT {d.fact_cols} FROM {d.fact_from}", "f", built,
-                                                     query.newest_first, query.limit)]
+        rows = self._by_age(query, f"SELECT {d.fact_cols} FROM {d.fact_from}", "f")
+        return [d.fact_row(r) for r in rows]
 
     def count_facts(self, query: FactQuery) -> int:
         self._reading(query.scope)
@@ -133,23 +131,22 @@ class SQLReads(Store):
         return [d.fact_row(r) for r in rows], (str(rows[-1][-1]) if more and rows else None)
 
     def nodes(self, query: NodeQuery) -> list[Node]:
+        rows = self._by_age(query, f"SELECT {self.dialect.node_cols} FROM nodes n", "n")
+        return [self.dialect.node_row(r) for r in rows]
+
+    def _by_age(self, query: FactQuery | NodeQuery, head: str, alias: str) -> list[tuple[Any, ...]]:
+        """``head`` where ``query`` matches, newest (or oldest) first by creation, then storage order."""
         self._reading(query.scope)
         d = self.dialect
-        built = node_where(query, d)
-        return [d.node_row(r) for r in self._by_age(f"SELECT {d.node_cols} FROM nodes n", "n", built,
-                                                     query.newest_first, query.limit)]
-
-    def _by_age(self, head: str, alias: str, built: Built, newest_first: bool,
-                limit: int | None) -> list[tuple[Any, ...]]:
-        """``head WHERE built``, newest (or oldest) first by creation, then storage order."""
+        built = fact_where(query, d) if isinstance(query, FactQuery) else node_where(query, d)
         if built is None:
             return []
         where, params = built
-        order = "DESC" if newest_first else "ASC"
-        sql = f"{head} WHERE {where} ORDER BY {alias}.created_at {order}, {alias}.{self.dialect.order} {order}"
-        if limit is not None:
-            sql += f" LIMIT {self.dialect.mark}"
-            params = [*params, limit]
+        order = "DESC" if query.newest_first else "ASC"
+        sql = f"{head} WHERE {where} ORDER BY {alias}.created_at {order}, {alias}.{d.order} {order}"
+        if query.limit is not None:
+            sql += f" LIMIT {d.mark}"
+            params = [*params, query.limit]
         return self._q(sql, params)
 
     def chain_head(self, scope: Scope) -> Node | None:
