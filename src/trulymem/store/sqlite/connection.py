@@ -53,9 +53,12 @@ class SQLiteBase(SQLReads):
             self._conn.execute("PRAGMA foreign_keys = ON")
             # Random-id indexes touch pages all over the file: a bigger page cache pays for itself.
             self._conn.execute("PRAGMA cache_size = -65536")
-            # Checkpoint every ~40 MB of WAL instead of 4 MB: index pages rewritten by
-            # consecutive batches are copied back once (≈10% faster bulk commits).
-            self._conn.execute("PRAGMA wal_autocheckpoint = 10000")
+            # Checkpoint every ~200 MB of WAL instead of 4 MB: index pages rewritten by consecutive
+            # batches are copied back once. At 1M facts one 5,000-fact commit writes ~60 MB of index
+            # pages; checkpointing after each cost 11% more CPU than after every fourth (7.4k -> 8.2k
+            # facts per CPU s) and more wall. The file is cut back to 64 MB after a checkpoint.
+            self._conn.execute("PRAGMA wal_autocheckpoint = 50000")
+            self._conn.execute("PRAGMA journal_size_limit = 67108864")
             if self.path != ":memory:":
                 _retry_locked(lambda: self._conn.execute("PRAGMA journal_mode = WAL"), busy_timeout_ms)
                 self._conn.execute("PRAGMA synchronous = NORMAL")
