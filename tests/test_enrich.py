@@ -6,7 +6,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from trulymem import TrulyMem
-from trulymem.enrich.profiles import OTHER, ProfileIndex, profile_keys, profile_topics, rank_statements
+from trulymem.enrich.profiles import (
+    OTHER,
+    ProfileIndex,
+    parsed_profile,
+    profile_keys,
+    profile_topics,
+    rank_statements,
+)
 from trulymem.model import NodeType
 from trulymem.recall import RecallConfig, RecallQuery, recall
 from trulymem.store.base import FactQuery, NodeQuery
@@ -87,7 +94,8 @@ def test_rank_statements_by_words_and_topic() -> None:
     for i, (topic, text) in enumerate([("hobbies", "I paddled my kayak downriver"), ("hobbies", "I fire clay bowls"),
                                        ("work", "my manager praised the report"), (OTHER, "I repainted the fence")]):
         idx.add("Emil", topic, f"e{i}", stems(text))
-    metas = [idx.metadata(name, None) for name in idx.turns]
+    metas = [p for i, name in enumerate(idx.turns)
+             if (p := parsed_profile(f"n{i}", "v1", idx.metadata(name, None))) is not None]
     by_topic = rank_statements(metas, stems("pastimes"), ["hobbies"], 1.0, 10)
     assert {e for e, _ in by_topic} == {"e0", "e1"}  # no shared word: the topic finds them
     by_word = rank_statements(metas, stems("kayak"), ["hobbies"], 1.0, 10)

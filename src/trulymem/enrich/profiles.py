@@ -80,40 +80,75 @@ class ProfileIndex:
         return f"{name}: {' '.join(words)}" if words else name
 
 
-def rank_statements(profiles: Sequence[dict[str, Any]], query_stems: set[str], question_topics: Sequence[str],
+@dataclass(frozen=True)
+class _Parsed:
+    """One profile node's turns, indexed: stem -> episode ids, and the episode ids."""
+
+    topic: str
+    turns: frozenset[str]
+    by_stem: dict[str, frozenset[str]]
+
+
+_PARSED: dict[tuple[str, str], _Parsed] = {}  # (node id, updated_at) -> parsed; a changed node has a new key
+_PARSED_MAX = 512
+
+
+def parsed_profile(node_id: str, updated_at: str, meta: dict[str, Any]) -> _Parsed | None:
+    """``meta`` (a profile node's metadata) indexed by stem, cached per node version:
+    recall ranks the same profiles question after question."""
+    key = (node_id, updated_at)
+    hit = _PARSED.get(key)
+    if hit is not None:
+        return hit
+    turns, topic = meta.get("turns"), meta.get("topic")
+    if not isinstance(turns, dict) or not isinstance(topic, str):
+        return None
+    by_stem: dict[str, set[str]] = {}
+    for episode_id, stems_text in turns.items():
+        for s in str(stems_text).split():
+            by_stem.setdefault(s, set()).add(episode_id)
+    parsed = _Parsed(topic, frozenset(turns), {s: frozenset(ids) for s, ids in by_stem.items()})
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[key] = parsed
+    return parsed
+
+
+def rank_statements(profiles: Sequence[_Parsed], query_stems: set[str], question_topics: Sequence[str],
                     topic_weight: float, limit: int, *, on_topic: bool = False) -> list[tuple[str, float]]:
-    """Turns of the given profiles (node metadata) ranked for a question: the summed
+    """Turns of the given profiles (``parsed_profile``) ranked for a question: the summed
     rarity (among the profiled turns) of the question's stems a turn says, plus
     ``topic_weight`` × the rarity of a profile topic the question is about. Best first,
     only turns with a positive score; with ``on_topic`` only turns on such a topic."""
-    said: dict[str, set[str]] = {}
-    in_topics: dict[str, set[str]] = {}
-    topic_size: dict[str, int] = {}
-    for meta in profiles:
-        turns, topic = meta.get("turns"), meta.get("topic")
-        if not isinstance(turns, dict) or not isinstance(topic, str):
-            continue
-        topic_size[topic] = topic_size.get(topic, 0) + len(turns)
-        for episode_id, stems_text in turns.items():
-            if episode_id not in said:
-                said[episode_id] = set(str(stems_text).split())
-            in_topics.setdefault(episode_id, set()).add(topic)
-    n = len(said)
+    every: set[str] = set()
+    topic_turns: dict[str, set[str]] = {}
+    for p in profiles:
+        every |= p.turns
+        topic_turns.setdefault(p.topic, set()).update(p.turns)
+    n = len(every)
     if not n:
         return []
-    df: dict[str, int] = {}
+    with_stem: dict[str, set[str]] = {}
     for s in query_stems:
-        df[s] = sum(1 for words in said.values() if s in words)
-    idf = {s: math.log(1 + n / d) for s, d in df.items() if d}
-    asked = {t: math.log(1 + n / topic_size[t]) for t in question_topics if t in topic_size}
-    scored: list[tuple[str, float]] = []
-    for episode_id, words in said.items():
-        if on_topic and in_topics[episode_id].isdisjoint(asked):
-            continue
-        score = sum(w for s, w in idf.items() if s in words)
-        if asked:
-            score += topic_weight * max((asked.get(t, 0.0) for t in in_topics[episode_id]), default=0.0)
-        if score > 0:
-            scored.append((episode_id, score))
-    scored.sort(key=lambda x: (-x[1], x[0]))
-    return scored[:limit]
+        ids = set().union(*(p.by_stem.get(s, ()) for p in profiles))
+        if ids:
+            with_stem[s] = ids
+    asked = {t: math.log(1 + n / len(topic_turns[t])) for t in question_topics if t in topic_turns}
+    score: dict[str, float] = {}
+    for ids in with_stem.values():
+        w = math.log(1 + n / len(ids))
+        for e in ids:
+            score[e] = score.get(e, 0.0) + w
+    if asked:
+        best_topic: dict[str, float] = {}
+        for t, w in asked.items():
+            for e in topic_turns[t]:
+                best_topic[e] = max(best_topic.get(e, 0.0), w)
+        if on_topic:
+            score = {e: v for e, v in score.items() if e in best_topic}
+        for e, w in best_topic.items():
+            score[e] = score.get(e, 0.0) + topic_weight * w
+    elif on_topic:
+        return []
+    ranked = sorted(((e, v) for e, v in score.items() if v > 0), key=lambda x: (-x[1], x[0]))
+    return ranked[:limit]

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from trulymem import budget
 from trulymem.embed.base import Embedder
-from trulymem.enrich.profiles import profile_keys, rank_statements
+from trulymem.enrich.profiles import parsed_profile, profile_keys, rank_statements
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.query import ParsedQuery, parse_query, topic_terms
@@ -208,8 +208,11 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             if start <= f.valid_at <= end:
                 c.fact_score[fid] *= cfg.time_boost
                 _add_why(c.fact_why, fid, f"time:{words}")
-        known.update(_load(store, user_scope, [n for n in c.node_score if n not in known], q.as_of))
-        for nid in c.node_score:
+        # Only nodes the boost could lift into the best ``reach`` need their time read: loading
+        # every reached node (~250, with their metadata) was the slowest part of a dated question.
+        near = _may_rise(c.node_score, max(q.limit, cfg.rerank_depth), cfg.time_boost)
+        known.update(_load(store, user_scope, [n for n in near if n not in known], q.as_of))
+        for nid in near:
             node = known.get(nid)
             said_at = node.metadata.get("time") if node is not None else None
             if isinstance(said_at, str) and start <= as_utc(datetime.fromisoformat(said_at)) <= end:
@@ -233,14 +236,17 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             if nid not in node_ids:
                 node_ids.append(nid)
     known.update(_load(store, user_scope, [n for n in node_ids if n not in known], q.as_of))
+    # Built without validation (model_construct): every value comes typed from the store,
+    # and validating ~200 objects was a tenth of a recall.
     rnodes = [
-        RecalledNode(id=node.id, name=node.name, type=node.type, summary=node.summary, metadata=node.metadata,
-                     score=round(c.node_score[node.id], 4), hop=c.node_hop[node.id], why=c.node_why[node.id],
-                     created_at=node.created_at)
+        RecalledNode.model_construct(
+            id=node.id, name=node.name, type=node.type, summary=node.summary, metadata=node.metadata,
+            score=round(c.node_score[node.id], 4), hop=c.node_hop[node.id], why=c.node_why[node.id],
+            created_at=node.created_at)
         for nid in node_ids if (node := known.get(nid)) is not None
     ]
     rfacts = [
-        RecalledFact(
+        RecalledFact.model_construct(
             id=f.id, subject=f.subject or "", relation=f.relation, object=f.object or "", kind=f.kind.value,
             confidence=f.confidence, speculation=f.speculation, pinned=f.pinned, type=f.type,
             valid=f.invalid_at is None if q.as_of is None else f.valid_as_of(q.as_of),
@@ -296,7 +302,8 @@ def _profile_ranking(store: Store, scope: Scope, speakers: set[str], text_terms:
     nodes = store.nodes(NodeQuery(scope=scope, keys=profile_keys(sorted(speakers)), types=[NodeType.INFO],
                                   created_before=as_of))
     topics = [*asked_topics(question), *(t for t in topics_of(question) if cfg.profile_instance_topics)]
-    ranked = rank_statements([n.metadata for n in nodes], stems(" ".join(text_terms)), list(dict.fromkeys(topics)),
+    parsed = [p for n in nodes if (p := parsed_profile(n.id, n.updated_at.isoformat(), n.metadata)) is not None]
+    ranked = rank_statements(parsed, stems(" ".join(text_terms)), list(dict.fromkeys(topics)),
                              cfg.profile_topic_weight, cfg.profile_seeds, on_topic=cfg.profile_on_topic)
     return [episode_id for episode_id, _ in ranked]
 
@@ -328,6 +335,15 @@ def _place(meta: dict[str, object]) -> tuple[str, int] | None:
     session, turn = meta.get("session"), meta.get("turn_id")
     m = _TURN_NO.search(turn) if isinstance(turn, str) else None
     return (session, int(m.group(1))) if isinstance(session, str) and m else None
+
+
+def _may_rise(scores: dict[str, float], reach: int, boost: float) -> list[str]:
+    """Nodes that a ``boost`` could lift into the best ``reach``: those scoring at least the
+    ``reach``-th best over ``boost`` (with a margin for the reranker's penalties)."""
+    if len(scores) <= reach:
+        return list(scores)
+    floor = sorted(scores.values(), reverse=True)[reach - 1] * 0.8 / boost
+    return [n for n, s in scores.items() if s >= floor]
 
 
 def _load(store: Store, scope: Scope, ids: list[str], as_of: datetime | None) -> dict[str, Node]:

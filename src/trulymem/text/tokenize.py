@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # CJK ideographs, kana and hangul: scripts written without spaces between words.
 _CJK = (
@@ -87,6 +88,19 @@ _COUNT = re.compile(rf"([{_CJK}])|([^\W_]+)|(\S)", re.UNICODE)
 def count_tokens(text: str) -> int:
     """A model-independent token count used for every budget: a CJK character is one
     token, a word one per four characters (rounded up), other symbols one each."""
+    if "\n" not in text:
+        return _count(text)
+    # No token spans a line break, so a text's count is its lines' counts: rendered memories
+    # repeat from one recall (and one budget trial) to the next, and their lines are cached.
+    return sum(_line_tokens(line) for line in text.split("\n"))
+
+
+@lru_cache(maxsize=16_384)
+def _line_tokens(line: str) -> int:
+    return _count(line)
+
+
+def _count(text: str) -> int:
     n = 0
     for cjk, word, other in _COUNT.findall(text):
         n += 1 if cjk or other else -(-len(word) // 4)
