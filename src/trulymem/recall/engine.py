@@ -236,17 +236,15 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             if nid not in node_ids:
                 node_ids.append(nid)
     known.update(_load(store, user_scope, [n for n in node_ids if n not in known], q.as_of))
-    # Built without validation (model_construct): every value comes typed from the store,
-    # and validating ~200 objects was a tenth of a recall.
     rnodes = [
-        RecalledNode.model_construct(
+        RecalledNode(
             id=node.id, name=node.name, type=node.type, summary=node.summary, metadata=node.metadata,
             score=round(c.node_score[node.id], 4), hop=c.node_hop[node.id], why=c.node_why[node.id],
             created_at=node.created_at)
         for nid in node_ids if (node := known.get(nid)) is not None
     ]
     rfacts = [
-        RecalledFact.model_construct(
+        RecalledFact(
             id=f.id, subject=f.subject or "", relation=f.relation, object=f.object or "", kind=f.kind.value,
             confidence=f.confidence, speculation=f.speculation, pinned=f.pinned, type=f.type,
             valid=f.invalid_at is None if q.as_of is None else f.valid_as_of(q.as_of),

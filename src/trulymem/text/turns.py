@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from trulymem.text.tokenize import tokens
 
@@ -12,6 +13,7 @@ _PHOTO = re.compile(r"\s*\[shares a photo:[^\]]*\]\s*$")
 _FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves 我 我们".split())
 
 
+@lru_cache(maxsize=16_384)  # the reranker asks it of the same candidate turns query after query
 def is_question_turn(text: str) -> bool:
     """A turn that asks rather than tells: its last sentence is a question and at least
     half of its sentences are ("Wow! What did you paint?" asks; "I paint. Do you?" half)."""
