@@ -4,15 +4,19 @@ Seeds one user with memories (triplets and mem0-style texts), then:
 1. paced: 16 clients together send ``--rate`` recall requests per second (target:
    p95 <= 30 ms at 100 requests/s);
 2. flat out: 16 clients send as fast as they can (throughput).
-Each phase runs ``--seconds`` and is repeated ``--runs`` times; medians printed.
+Each phase runs ``--seconds`` and is repeated ``--runs`` times; medians printed, with the
+server's CPU time per request (all its processes; needs psutil) beside the client's wall
+time. ``--workers N`` serves with N processes (``trulymem serve --workers``).
 
-    python bench/bench_http.py [--rate 100] [--seconds 10] [--runs 3] [--memories 2000] [--json]
+    python bench/bench_http.py [--rate 100] [--seconds 10] [--runs 3] [--memories 2000] [--depth 1]
+                               [--workers N] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -44,7 +48,20 @@ def seed(url: str, n: int) -> None:
             c.post("/v1/memories", json={"user_id": "bench", "messages": msgs}).raise_for_status()
 
 
-def phase(url: str, seconds: float, rate: float | None) -> dict[str, Any]:
+def server_cpu(pid: int) -> float | None:
+    """CPU seconds used so far by the server and its worker processes (None without psutil)."""
+    try:
+        import psutil
+    except ImportError:
+        return None
+    try:
+        proc = psutil.Process(pid)
+        return sum(sum(p.cpu_times()[:2]) for p in [proc, *proc.children(recursive=True)])
+    except psutil.Error:
+        return None
+
+
+def phase(url: str, seconds: float, rate: float | None, depth: int = 1, pid: int | None = None) -> dict[str, Any]:
     latencies: list[float] = []
     errors = 0
     lock = threading.Lock()
@@ -64,7 +81,7 @@ def phase(url: str, seconds: float, rate: float | None) -> dict[str, Any]:
                     time.sleep(nxt - now)
                     continue
                 nxt += interval
-                body = {"query_intent": f"{rng.choice(WORDS)} {rng.choice(WORDS)}", "depth": 1}
+                body = {"query_intent": f"{rng.choice(WORDS)} {rng.choice(WORDS)}", "depth": depth}
                 t0 = time.perf_counter()
                 r = c.post("/v1/recall", params={"user_id": "bench"}, json=body)
                 dt = (time.perf_counter() - t0) * 1000
@@ -72,6 +89,7 @@ def phase(url: str, seconds: float, rate: float | None) -> dict[str, Any]:
                     latencies.append(dt)
                     errors += r.status_code != 200
 
+    cpu0 = server_cpu(pid) if pid else None
     t0 = time.perf_counter()
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(CLIENTS)]
     for t in threads:
@@ -79,10 +97,12 @@ def phase(url: str, seconds: float, rate: float | None) -> dict[str, Any]:
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - t0
+    cpu1 = server_cpu(pid) if pid else None
+    cpu_ms = round((cpu1 - cpu0) * 1000 / max(1, len(latencies)), 2) if cpu0 is not None and cpu1 is not None else None
     lat = sorted(latencies)
     pick = (lambda q: round(lat[min(len(lat) - 1, int(q * len(lat)))], 2)) if lat else (lambda q: None)
     return {"requests": len(lat), "errors": errors, "rps": round(len(lat) / elapsed, 1),
-            "p50_ms": pick(0.5), "p95_ms": pick(0.95), "p99_ms": pick(0.99)}
+            "p50_ms": pick(0.5), "p95_ms": pick(0.95), "p99_ms": pick(0.99), "server_cpu_ms": cpu_ms}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,36 +111,46 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--memories", type=int, default=2000)
+    ap.add_argument("--depth", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        served = Served(str(Path(tmp) / "bench.db"))
+        served = Served(str(Path(tmp) / "bench.db"), *(["--workers", str(args.workers)] if args.workers > 1 else []))
+        pid = served.proc.pid
         try:
             seed(served.url, args.memories)
-            phase(served.url, 2, args.rate)  # warm up
-            paced = [phase(served.url, args.seconds, args.rate) for _ in range(args.runs)]
-            flat = [phase(served.url, args.seconds, None) for _ in range(args.runs)]
+            phase(served.url, 2, args.rate, args.depth)  # warm up
+            paced = [phase(served.url, args.seconds, args.rate, args.depth, pid) for _ in range(args.runs)]
+            flat = [phase(served.url, args.seconds, None, args.depth, pid) for _ in range(args.runs)]
         finally:
             served.stop()
 
-    def med(rows: list[dict[str, Any]], key: str) -> float:
-        return round(statistics.median(r[key] for r in rows), 2)
+    def med(rows: list[dict[str, Any]], key: str) -> float | None:
+        values = [r[key] for r in rows if r[key] is not None]
+        return round(statistics.median(values), 2) if values else None
 
     summary = {"clients": CLIENTS, "memories": args.memories, "runs": args.runs, "seconds": args.seconds,
+               "depth": args.depth, "workers": args.workers, "load_average": os.getloadavg()[0],
                "paced": {"target_rps": args.rate, "rps": med(paced, "rps"), "p50_ms": med(paced, "p50_ms"),
                          "p95_ms": med(paced, "p95_ms"), "p99_ms": med(paced, "p99_ms"),
-                         "p95_runs": [r["p95_ms"] for r in paced], "errors": sum(r["errors"] for r in paced)},
+                         "p95_runs": [r["p95_ms"] for r in paced], "errors": sum(r["errors"] for r in paced),
+                         "server_cpu_ms": med(paced, "server_cpu_ms")},
                "flat_out": {"rps": med(flat, "rps"), "p50_ms": med(flat, "p50_ms"), "p95_ms": med(flat, "p95_ms"),
-                            "errors": sum(r["errors"] for r in flat)}}
+                            "rps_runs": [r["rps"] for r in flat], "errors": sum(r["errors"] for r in flat),
+                            "server_cpu_ms": med(flat, "server_cpu_ms")}}
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
     p, f = summary["paced"], summary["flat_out"]
-    print(f"HTTP POST /v1/recall, {CLIENTS} clients on loopback, {args.memories} memories, {args.runs} runs x "
-          f"{args.seconds:g} s (medians)")
+    print(f"HTTP POST /v1/recall (depth {args.depth}), {CLIENTS} clients on loopback, {args.memories} memories, "
+          f"{args.workers} server process(es), {args.runs} runs x {args.seconds:g} s (medians; load average "
+          f"{summary['load_average']:.1f})")
     print(f"  paced at {args.rate:g} req/s: {p['rps']} req/s served, p50 {p['p50_ms']} ms, p95 {p['p95_ms']} ms "
-          f"(runs {p['p95_runs']}; target 30 ms), p99 {p['p99_ms']} ms, errors {p['errors']}")
-    print(f"  flat out: {f['rps']} req/s, p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, errors {f['errors']}")
+          f"(runs {p['p95_runs']}; target 30 ms), p99 {p['p99_ms']} ms, server CPU {p['server_cpu_ms']} ms/request, "
+          f"errors {p['errors']}")
+    print(f"  flat out: {f['rps']} req/s (runs {f['rps_runs']}; target 250), p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, "
+          f"server CPU {f['server_cpu_ms']} ms/request, errors {f['errors']}")
     return 0
 
 

@@ -208,7 +208,7 @@ def run(app: Any, host: str, port: int, limits: ServerSettings) -> None:
     protocol = type("GuardedH11Protocol", (GuardedH11Protocol,), {
         "guard": guard, "header_timeout": limits.header_timeout, "idle_timeout": limits.idle_timeout})
     config = uvicorn.Config(
-        app, host=host, port=port, http=protocol, loop="asyncio", ws="none", log_level="warning",
+        app, host=host, port=port, http=protocol, loop="asyncio", ws="none", log_level="warning", access_log=False,
         backlog=BACKLOG, timeout_keep_alive=max(1, math.ceil(limits.idle_timeout)),
         limit_concurrency=None,  # counts idle connections: see the module doc; the guard bounds connections
     )

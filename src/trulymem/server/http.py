@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import Body, FastAPI, Request
+from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Receive, Send
 from starlette.types import Scope as ASGIScope
@@ -32,7 +33,7 @@ from trulymem.config import DEFAULT_USER, ServerSettings
 from trulymem.dream import DreamResult, analyze, load_retention, result_json
 from trulymem.dream.run import apply_dream, dream_lock
 from trulymem.embed import Embedder
-from trulymem.errors import InvalidInput, NotFound
+from trulymem.errors import InvalidInput, NotFound, TrulyMemError
 from trulymem.filters import scope_of
 from trulymem.keys import any_active, verify
 from trulymem.llm.base import LLM
@@ -43,7 +44,7 @@ from trulymem.server import chat, errors, platform
 from trulymem.server.errors import HTTPError, error_response, parse_json, tool_error
 from trulymem.server.limits import RateLimiter, RequestLimits
 from trulymem.store import open_store
-from trulymem.tools import REGISTRY, ToolContext, call_tool
+from trulymem.tools import REGISTRY, ToolContext, call_tool, get_tool, run_tool
 from trulymem.web import routes as web
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -112,18 +113,30 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     def principal_of(request: Request) -> Principal:
         return _principal(request.headers.get("authorization"))
 
-    def run(request: Request, tool: str, args: dict[str, Any], user_id: str | None = None) -> Any:
+    def tool_context(request: Request, tool: str, args: dict[str, Any], user_id: str | None) -> ToolContext:
         budget.check()  # a request that waited out its budget for a worker thread does nothing
         principal = principal_of(request)
         _bind(principal, REGISTRY[tool].decode(args), user_id)  # filters given as JSON text are checked too
         if user_id is not None and args.get("user_id") not in (None, user_id):
             raise InvalidInput("?user_id= and the body name different users", field="user_id")
-        ctx = ToolContext(store=store, scope=scope_of_principal(principal, user_id or args.get("user_id")),
-                          now=utcnow(), embedder=embedder, llm=llm)
-        res = call_tool(tool, ctx, args)
+        return ToolContext(store=store, scope=scope_of_principal(principal, user_id or args.get("user_id")),
+                           now=utcnow(), embedder=embedder, llm=llm)
+
+    def run(request: Request, tool: str, args: dict[str, Any], user_id: str | None = None) -> Any:
+        res = call_tool(tool, tool_context(request, tool, args, user_id), args)
         if not res.ok:
             raise tool_error(res.error or {})
         return res.result
+
+    def run_json(request: Request, tool: str, args: dict[str, Any], user_id: str | None) -> Response:
+        """``run``, its result encoded to JSON once, here in the worker thread (pydantic, in Rust):
+        the event loop, which every request shares, only sends the bytes."""
+        ctx = tool_context(request, tool, args, user_id)
+        try:
+            out = run_tool(get_tool(tool), ctx, args)
+        except TrulyMemError as exc:
+            raise tool_error(exc.to_dict()) from None
+        return Response(out.model_dump_json(), media_type="application/json")
 
     def context(request: Request, user_id: str | None = None) -> ToolContext:
         """The context of a request that runs the mem0 operations itself (the platform routes)."""
@@ -140,7 +153,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     def tool_route(method: str, path: str, tool: str, summary: str) -> None:
         async def handler(request: Request, payload: dict[str, Any] = Body(...),  # noqa: B008
                           user_id: str | None = None) -> Any:
-            return await run_in_threadpool(run, request, tool, payload, user_id)
+            return await run_in_threadpool(run_json, request, tool, payload, user_id)
 
         app.add_api_route(path, handler, methods=[method], summary=summary, openapi_extra=body_schema(tool),
                           name=f"{tool}_{method.lower()}")

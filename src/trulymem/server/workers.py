@@ -70,5 +70,5 @@ def run_workers(workers: int, host: str, port: int, *, db: str, embedder: str, l
         "require_keys": require_keys, "mcp": mcp, "default_user": default_user,
     })
     uvicorn.run(f"{__name__}:app", factory=True, host=host, port=port, workers=workers,
-                http=f"{__name__}:WorkerProtocol", loop="asyncio", ws="none", log_level="warning", backlog=BACKLOG,
-                timeout_keep_alive=max(1, math.ceil(limits.idle_timeout)))
+                http=f"{__name__}:WorkerProtocol", loop="asyncio", ws="none", log_level="warning", access_log=False,
+                backlog=BACKLOG, timeout_keep_alive=max(1, math.ceil(limits.idle_timeout)))
