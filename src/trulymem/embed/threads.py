@@ -16,8 +16,10 @@ from trulymem.errors import ConfigError
 
 ENV = "TRULYMEM_BLAS_THREADS"
 KEY = "blas_threads"  # its name in the config file
-_controller: list[Any] = []  # one ThreadpoolController, made on first use (it lists the loaded libraries)
+_blas: list[list[Any]] = []  # the BLAS libraries' threadpoolctl controllers, listed on first use
 _file: dict[tuple[str, int], str | None] = {}  # (config path, its mtime) -> the file's value: read once
+_paths: dict[tuple[str | None, ...], Any] = {}  # the environment config_path() reads -> the path
+_PATH_ENV = ("TRULYMEM_CONFIG", "XDG_CONFIG_HOME", "HOME", "APPDATA", "LOCALAPPDATA")
 
 
 def blas_threads() -> int:
@@ -41,7 +43,10 @@ def _from_file() -> str | None:
     """``blas_threads`` from the config file, read again only when the file changes."""
     from trulymem.config import config_path, read_config_file
 
-    path = config_path()
+    env = tuple(os.environ.get(k) for k in _PATH_ENV)
+    path = _paths.get(env)
+    if path is None:  # platformdirs works it out in ~15 us; a search asks several times
+        path = _paths[env] = config_path()
     try:
         stamp = (str(path), path.stat().st_mtime_ns)
     except OSError:
@@ -54,12 +59,28 @@ def _from_file() -> str | None:
 
 @contextmanager
 def limited(threads: int | None = None) -> Iterator[None]:
-    """Run the block with at most ``threads`` (default ``blas_threads()``) BLAS threads."""
-    import numpy  # noqa: F401  (BLAS must be loaded before the controller lists libraries)
+    """Run the block with at most ``threads`` (default ``blas_threads()``) BLAS threads.
 
-    if not _controller:
+    Sets each BLAS library's count only where it differs, and puts it back after:
+    threadpoolctl's own ``limit()`` costs ~35 us, and a recall asks three times."""
+    want = threads or blas_threads()
+    changed = []
+    for lib in _libraries():
+        had = lib.get_num_threads()
+        if had != want:
+            lib.set_num_threads(want)
+            changed.append((lib, had))
+    try:
+        yield
+    finally:
+        for lib, had in changed:
+            lib.set_num_threads(had)
+
+
+def _libraries() -> list[Any]:
+    if not _blas:
+        import numpy  # noqa: F401  (BLAS must be loaded before the controller lists libraries)
         from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
-        _controller.append(ThreadpoolController())
-    with _controller[0].limit(limits=threads or blas_threads(), user_api="blas"):
-        yield
+        _blas.append(list(ThreadpoolController().select(user_api="blas").lib_controllers))
+    return _blas[0]
