@@ -71,6 +71,9 @@ def test_a_bad_thread_count_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) 
 
 def test_the_config_file_sets_the_threads_and_the_environment_wins(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import trulymem.embed.threads as threads
+
+    monkeypatch.setattr(threads, "_RECHECK", 0.0)  # the file is looked at again once a second; here at once
     config = tmp_path / "config.toml"
     monkeypatch.setenv("TRULYMEM_CONFIG", str(config))
     assert blas_threads() == 1  # no file
