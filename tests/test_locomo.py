@@ -88,6 +88,9 @@ def test_splits_and_dump(tmp_path: Path) -> None:
     assert report["conversation_ids"] == ["conv-43"] and report["ingest"]["cpu_seconds"] >= 0
     rows = [json.loads(line) for line in dump.read_text().splitlines()]
     assert {r["variant"] for r in rows} == set(report["variants"]) and "-topics" in report["variants"]
+    # the enrichment ablations search databases ingested without it, each ingest timed on its own
+    assert {"-profiles", "-enrichment"} <= set(report["variants"])
+    assert report["ingest"]["topics=False profiles=False"]["cpu_seconds"] >= 0
     first = rows[0]
     assert first["evidence"] == ["D1:1"] and first["recall_at_10"] == 1.0 and first["top10"][0]["hit"]
     assert first["top10"][0]["speaker"] == "A"

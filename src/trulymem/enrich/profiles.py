@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trulymem.text.normalize import name_key
-from trulymem.text.topics import TOPICS, topics_in
+from trulymem.text.topics import TOPICS, instance_stems, topics_in
 from trulymem.text.turns import is_self_statement
 
 OTHER = "other"  # the profile of self-statements no lexicon topic covers
@@ -75,8 +75,8 @@ class ProfileIndex:
             for s in said.split():
                 counts[s] = counts.get(s, 0) + 1
         topic = self.topics[name]
-        words = [s for s in sorted(counts, key=lambda s: (-counts[s], s))
-                 if topic == OTHER or topic in topics_in({s})][:12]
+        on_topic = None if topic == OTHER else instance_stems(topic)
+        words = [s for s in sorted(counts, key=lambda s: (-counts[s], s)) if on_topic is None or s in on_topic][:12]
         return f"{name}: {' '.join(words)}" if words else name
 
 

@@ -77,6 +77,12 @@ def _index() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     return instance, asked
 
 
+@lru_cache(maxsize=64)
+def instance_stems(topic: str) -> frozenset[str]:
+    """The stems of a topic's instance words."""
+    return frozenset(stems(_LEXICON[topic][1])) if topic in _LEXICON else frozenset()
+
+
 def topics_of(text: str, *, at_least: int = 1) -> list[str]:
     """The lexicon's topics ``text`` is about: those with ``at_least`` of their instance
     words in it, in the lexicon's order."""
