@@ -4,6 +4,11 @@ Each message becomes an ``EpisodeNode`` (its text, speaker, session, turn id and
 time), linked ``(speaker) -said-> (episode)``, ``(episode) -in_session->
 (session)``, ``(previous) -next_message-> (episode)`` and ``(episode)
 -mentions-> (entity)`` for the names it contains (a deterministic extractor).
+Rule-based enrichment, on by default: ``(episode) -about-> (topic X)`` for the
+topics of a small lexicon (``text/topics.py``), and a turn in which its speaker
+tells something about themselves joins that speaker's profile on each of its topics,
+``(speaker) -has_profile-> (speaker · topic) -stated_in-> (episode)``
+(``enrich/profiles.py``).
 """
 
 from __future__ import annotations
@@ -243,7 +248,8 @@ memory_ingest = register(Tool(
     name="memory_ingest",
     description=(
         "Store conversation messages as episodes (speaker, text, session, turn id, time), linked to their "
-        "speaker, session, neighbouring messages and the names they mention."
+        "speaker, session, neighbouring messages, the names they mention, their topics and, for what a speaker "
+        "says about themselves, that speaker's profile."
     ),
     input_model=IngestInput,
     run=_ingest,
