@@ -60,7 +60,7 @@ def test_profiles_link_a_speaker_to_their_statements_with_provenance(mem: TrulyM
     scope = mem.scope.user_wide()
     with mem.store.transaction(write=False):
         stated = mem.store.facts(FactQuery(scope=scope, relation_keys=["stated_in"]))
-        has = mem.store.facts(FactQuery(scope=scope, relation_keys=["has_profile"]))
+        of = mem.store.facts(FactQuery(scope=scope, relation_keys=["profile_of"]))
         hobbies = mem.store.nodes(NodeQuery(scope=scope, keys=profile_keys(["emil"])))
     by_profile: dict[str, set[str]] = {}
     for f in stated:
@@ -69,7 +69,8 @@ def test_profiles_link_a_speaker_to_their_statements_with_provenance(mem: TrulyM
     assert by_profile["Emil · hobbies"] == {"A1:2", "B1:2"}
     assert "A1:4" not in {t for turns in by_profile.values() for t in turns}  # not about Emil
     assert "B1:4" not in {t for turns in by_profile.values() for t in turns}  # a question
-    assert {(f.subject, f.object) for f in has} >= {("Emil", "Emil · hobbies"), ("Rosa", "Rosa · family")}
+    assert {(f.subject, f.object) for f in of} >= {("Emil · hobbies", "Emil"), ("Rosa · family", "Rosa")}
+    assert "profile_of" not in {f.relation for f in mem.history("Emil")}  # Emil's own facts stay his
     node = next(n for n in hobbies if n.name == "Emil · hobbies")
     assert node.type == NodeType.INFO and len(node.metadata["turns"]) == 2 and "kayak" in (node.summary or "")
 

@@ -7,9 +7,12 @@ question. At ingest every turn in which a speaker tells something about themselv
 (first person, not a question) is linked to a profile node per topic of the
 lexicon (``text.topics``), or ``other``:
 
-    (Ola) -has_profile-> (Ola · hobbies) -stated_in-> (episode S3:4)
+    (Ola · hobbies) -profile_of-> (Ola)
+    (Ola · hobbies) -stated_in-> (episode S3:4)
 
-each ``stated_in`` fact carrying the turn as its provenance. The profile node's
+each ``stated_in`` fact carrying the turn as its provenance. The profile points at
+its person, not the other way round: a person's own facts (``history("user")``)
+stay what was said about them. The profile node's
 metadata keeps, per turn, the stems of what was said, so recall ranks a person's
 statements on a question's words and topics with one node read
 (``rank_statements``).
@@ -28,7 +31,7 @@ from trulymem.text.turns import is_self_statement
 
 OTHER = "other"  # the profile of self-statements no lexicon topic covers
 PROFILE_TOPICS: tuple[str, ...] = (*TOPICS, OTHER)
-HAS_PROFILE = "has_profile"
+PROFILE_OF = "profile_of"
 STATED_IN = "stated_in"
 
 
@@ -53,6 +56,7 @@ def profile_topics(text: str, text_stems: set[str]) -> list[str]:
 class ProfileIndex:
     """Profile turns gathered during one ingest: profile name -> episode id -> stems."""
 
+    stored: set[str] = field(default_factory=set)            # keys of the profile nodes stored before
     speakers: dict[str, str] = field(default_factory=dict)   # profile name -> speaker
     topics: dict[str, str] = field(default_factory=dict)     # profile name -> topic
     turns: dict[str, dict[str, str]] = field(default_factory=dict)

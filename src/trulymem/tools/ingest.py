@@ -7,7 +7,7 @@ time), linked ``(speaker) -said-> (episode)``, ``(episode) -in_session->
 Rule-based enrichment, on by default: ``(episode) -about-> (topic X)`` for the
 topics of a small lexicon (``text/topics.py``), and a turn in which its speaker
 tells something about themselves joins that speaker's profile on each of its topics,
-``(speaker) -has_profile-> (speaker · topic) -stated_in-> (episode)``
+``(speaker · topic) -stated_in-> (episode)``, ``(speaker · topic) -profile_of-> (speaker)``
 (``enrich/profiles.py``).
 """
 
@@ -19,7 +19,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from trulymem.enrich.profiles import HAS_PROFILE, STATED_IN, ProfileIndex, profile_name, profile_topics
+from trulymem.enrich.profiles import (
+    PROFILE_OF,
+    STATED_IN,
+    ProfileIndex,
+    profile_keys,
+    profile_name,
+    profile_topics,
+)
 from trulymem.errors import InvalidInput
 from trulymem.llm.base import json_reply
 from trulymem.model import MAX_TEXT, Node, NodeType, Scope, UTCDatetime
@@ -162,7 +169,8 @@ def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
             recent[session] = [(n.id, n.summary or "", dict(n.metadata)) for n in stored]
             previous[session] = stored[-1].name
     total = 0
-    profiles = ProfileIndex()
+    profiles = ProfileIndex(stored={n.key for n in ctx.store.nodes(NodeQuery(
+        scope=ns, keys=profile_keys(speakers), types=[NodeType.INFO]))} if inp.profiles else set())
     changed: dict[str, tuple[str, dict[str, Any]]] = {}  # episode id -> its summary and metadata, written last
     for i, m in enumerate(inp.messages):
         when: datetime = m.timestamp or ctx.now
@@ -218,13 +226,15 @@ def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
 
 def _profile_links(speaker: str, episode: str, topics: list[str], profiles: ProfileIndex,
                    link: dict[str, Any]) -> list[TripletIn]:
-    """``(speaker) -has_profile-> (profile)`` the first time this ingest meets a profile, and
-    ``(profile) -stated_in-> (episode)`` for each profile topic of the turn."""
+    """``(profile) -profile_of-> (speaker)`` when the profile is new (neither stored nor met
+    earlier in this ingest: a second link would only reinforce it, and ingesting message by
+    message would store other facts than one call), and ``(profile) -stated_in-> (episode)``
+    for each profile topic of the turn."""
     out: list[TripletIn] = []
     for t in topics:
         name = profile_name(speaker, t)
-        if name not in profiles.turns:
-            out.append(TripletIn(subject=speaker, relation=HAS_PROFILE, object=name, object_type=NodeType.INFO,
+        if name not in profiles.turns and name_key(name) not in profiles.stored:
+            out.append(TripletIn(subject=name, subject_type=NodeType.INFO, relation=PROFILE_OF, object=speaker,
                                  **link))
         out.append(TripletIn(subject=name, subject_type=NodeType.INFO, relation=STATED_IN, object=episode,
                              object_type=NodeType.EPISODE, **link))
