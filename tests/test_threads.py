@@ -112,3 +112,17 @@ def test_the_dream_encodes_on_the_configured_threads(tmp_path: Path, monkeypatch
     enc.embed_passages(["the cat sat on the mat", "a dog ran in the park"])
     assert seen == [{configured or 1}]
     _encoder.cache_clear()  # the next test's settings, not these
+
+
+@needs_blas
+def test_the_count_stays_set_between_blocks(db_path: Path) -> None:
+    """Put back after each block, the count went up and down under a server's worker threads,
+    waking OpenBLAS's spinning threads between products (50-100x the CPU per product)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(2, user_api="blas"):
+        mem = TrulyMem(db_path, user_id="u", embedder="hashing")
+        mem.commit([{"subject": "alpha", "relation": "likes", "object": "beta"}])
+        assert mem.recall("alpha", depth=1).facts
+        assert blas_now() == {1}  # still the configured count after the blocks
+        mem.close()
