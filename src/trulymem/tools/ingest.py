@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from trulymem.enrich.model_profiles import SOURCE, model_profile_topics
 from trulymem.enrich.profiles import (
     PROFILE_OF,
     STATED_IN,
@@ -60,6 +61,8 @@ class IngestInput(ToolInput):
                                            "lexicon: 'kayaking' is about hobbies) and index it with them.")
     profiles: bool = Field(True, description="Link each message in which its speaker tells something about "
                                              "themselves to that speaker's profile on its topics (rule-based).")
+    model_profiles: bool = Field(False, description="Also let the configured chat model name the profile topics "
+                                                    "of each message (batched, 50 messages per call).")
 
     @model_validator(mode="after")
     def _unique_ids(self) -> IngestInput:
@@ -110,8 +113,13 @@ def latest_episodes(ctx: ToolContext, ns: Scope, session: str, n: int = CONTEXT_
 
 def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
     extracted = extract_triplets(ctx, inp.messages) if inp.extract_facts else []  # before the write lock
+    read: dict[int, list[str]] = {}
+    if inp.model_profiles:
+        if ctx.llm is None:
+            raise InvalidInput("needs a chat model (TRULYMEM_LLM_MODEL)", field="model_profiles")
+        read = model_profile_topics(ctx.llm, [(m.speaker, m.text) for m in inp.messages])
     with gc_paused(), embedded_writes(ctx.store, ctx.embedder):
-        out = _store_messages(ctx, inp)
+        out = _store_messages(ctx, inp, read)
         if extracted:
             for i, t in extracted:
                 m = inp.messages[i]
@@ -152,7 +160,8 @@ def extract_triplets(ctx: ToolContext, messages: list[MessageIn]) -> list[tuple[
     return out
 
 
-def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
+def _store_messages(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str]]) -> IngestResult:
+    """Write the messages; ``read`` holds the profile topics a model named per message."""
     scope = ctx.scope.writable()
     ns = scope.namespace()
     existing = {n.key for n in ctx.store.nodes(NodeQuery(
@@ -170,7 +179,7 @@ def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
             previous[session] = stored[-1].name
     total = 0
     profiles = ProfileIndex(stored={n.key for n in ctx.store.nodes(NodeQuery(
-        scope=ns, keys=profile_keys(speakers), types=[NodeType.INFO]))} if inp.profiles else set())
+        scope=ns, keys=profile_keys(speakers), types=[NodeType.INFO]))} if inp.profiles or read else set())
     changed: dict[str, tuple[str, dict[str, Any]]] = {}  # episode id -> its summary and metadata, written last
     for i, m in enumerate(inp.messages):
         when: datetime = m.timestamp or ctx.now
@@ -193,7 +202,10 @@ def _store_messages(ctx: ToolContext, inp: IngestInput) -> IngestResult:
         topics = topics_in(said) if inp.topics else []
         triplets.extend(TripletIn(subject=episode, relation="about", object=f"topic {t}", **link) for t in topics)
         in_profiles = profile_topics(m.text, said) if inp.profiles else []
+        by_model = [t for t in read.get(i, []) if t not in in_profiles]
         triplets.extend(_profile_links(m.speaker, episode, in_profiles, profiles, link))
+        triplets.extend(_profile_links(m.speaker, episode, by_model, profiles, {**link, "source": SOURCE}))
+        in_profiles += by_model
         turn = ctx.beside(scope.agent_id, scope.app_id)
         turn.scope = turn.scope.replace(session_id=session)
         done = commit_triplets(turn, triplets, turn_id=m.id, message_ids=[m.id] if m.id else [])
