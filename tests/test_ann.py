@@ -229,3 +229,17 @@ def test_build_vector_index_builds_and_saves_in_the_caller(db_path: Path, small_
     (vs,) = mem.store._vec_sets.values()  # type: ignore[attr-defined]
     assert vs.delta == 0 and not vs.building and list(Path(str(db_path) + ".vectors").glob("*.usearch"))
     mem.close()
+
+
+def test_a_saved_index_is_not_read_for_a_model_kept_exact(db_path: Path, small_threshold: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = fill(db_path, 300)
+    assert mem.store.build_vector_index(mem.scope) == 301  # type: ignore[attr-defined]
+    mem.close()
+    monkeypatch.delenv("TRULYMEM_ANN_EXACT")  # the hashing embedder's vectors: exact again
+    again = TrulyMem(db_path, user_id="u", embedder="hashing")
+    q = HashingEmbedder().embed_query(names(300)[7])
+    got = [i for i, _ in again.store.vector_search(again.scope, q, 10)]
+    (vs,) = again.store._vec_sets.values()  # type: ignore[attr-defined]
+    assert vs.index is None and got[0] == exact(again, q, 10)[0]
+    again.close()

@@ -206,7 +206,8 @@ class VectorMixin(SQLiteBase):
         if vs is not None and self._vec_seen.get(key) == (version, self._vec_writes):
             return vs
         if vs is None:
-            vs = self._load_set(key, dim) or VectorSet(dim)
+            # a saved index only where this model is indexed: an exact model stays exact even if one was saved
+            vs = (self._load_set(key, dim) if ann_suits(model or "") else None) or VectorSet(dim)
             self._vec_sets[key] = vs
         with vs.lock:
             self._read_rows(vs, scope, model)
