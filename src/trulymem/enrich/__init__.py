@@ -1,2 +1,3 @@
-"""Write-time enrichment of ingested conversations, by rules (no model): per-speaker
-profiles (``profiles``) and session summaries (``sessions``)."""
+"""Write-time enrichment of ingested conversations: per-speaker profiles by rules
+(``profiles``), and their topics read by a chat model when one is configured
+(``model_profiles``)."""
