@@ -167,8 +167,11 @@ def bench_size(n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]
                 store.close()
     with env(TRULYMEM_ANN_THRESHOLD="1000", TRULYMEM_BLAS_THREADS="1", TRULYMEM_ANN_EXACT=""):
         store = SQLiteStore(path)
-        build_w, build_c, _ = timed(lambda: store.vector_search(SCOPE, qvecs[0], 10))
+        w0, c0 = time.perf_counter(), time.process_time()
+        first_w, _, _ = timed(lambda: store.vector_search(SCOPE, qvecs[0], 10))  # answers while the build starts
         (vs,) = store._vec_sets.values()
+        vs.wait_built()  # the build runs in a background thread; process_time counts it too
+        build_w, build_c = (time.perf_counter() - w0) * 1000, (time.process_time() - c0) * 1000
         runs = [search_run(store, qvecs) for _ in range(args.runs)]
         hits = [len(set(a) & set(e)) / max(1, len(e)) for a, e in zip(runs[0]["found"], exact_found)]
         wts = [write_then_search(store, emb, qvecs[0], f"ann write {i}") for i in range(args.runs)]
@@ -178,6 +181,7 @@ def bench_size(n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]
         load_w, load_c, _ = timed(lambda: store.vector_search(SCOPE, qvecs[0], 10))
         store.close()
     out["ann"] = {"build_s": round(build_w / 1000, 1), "build_cpu_s": round(build_c / 1000, 1),
+                  "first_search_s": round(first_w / 1000, 2),
                   "p50_ms": med(runs, "p50_ms"), "p95_ms": med(runs, "p95_ms"), "cpu_mean_ms": med(runs, "cpu_mean_ms"),
                   "recall_at_10": statistics.fmean(hits), "bytes_per_vector": round(memory),
                   "reopen_first_search_s": round(load_w / 1000, 2),
@@ -196,7 +200,8 @@ def show(r: dict[str, Any]) -> None:
               f"{s['write_then_search_ms']:17.2f}{s['write_then_search_cpu_ms']:7.2f}")
     a = r["ann"]
     print(f"index: recall@10 vs exact {a['recall_at_10']:.3f}, {a['bytes_per_vector']:,} B/vector in memory, "
-          f"first build {a['build_s']} s ({a['build_cpu_s']} s CPU), read back after reopen {a['reopen_first_search_s']} s; "
+          f"first build {a['build_s']} s ({a['build_cpu_s']} s CPU) in the background, the search that started it "
+          f"{a['first_search_s']} s, read back after reopen {a['reopen_first_search_s']} s; "
           f"exact first search (loading the vectors) {r['exact_1t']['first_search_s']} s")
 
 
