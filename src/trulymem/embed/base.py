@@ -60,8 +60,7 @@ def cosine_top_k(query: npt.NDArray[np.float32], matrix: Matrix, k: int) -> list
         return []
     with limited():
         scores = matrix @ query
-    n = scores.shape[0]
-    k = min(k, n)
-    idx = np.argpartition(scores, n - k)[n - k:]  # the k largest, unordered (no negated copy)
+    k = min(k, scores.shape[0])
+    idx = np.argpartition(-scores, k - 1)[:k]
     idx = idx[np.argsort(-scores[idx])]
     return [(int(i), float(scores[i])) for i in idx]
