@@ -16,6 +16,7 @@ from trulymem import budget
 from trulymem.embed.base import Embedder
 from trulymem.enrich.profiles import parsed_profile, profile_keys, rank_statements
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
+from trulymem.recall.cache import NodeCache, whole_facts
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.query import ParsedQuery, parse_query, topic_terms
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
@@ -23,7 +24,7 @@ from trulymem.recall.render import render_text
 from trulymem.recall.rerank import Candidate, rerank
 from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult
 from trulymem.recall.timeref import time_range_in
-from trulymem.store.base import FactQuery, NodeQuery, Store, When
+from trulymem.store.base import Edge, FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.stem import stems
 from trulymem.text.stopwords import content_terms
@@ -56,7 +57,8 @@ class _Collector:
         self.node_score: dict[str, float] = {}
         self.node_hop: dict[str, int] = {}
         self.node_why: dict[str, list[str]] = {}
-        self.facts: dict[str, Fact] = {}
+        self.facts: dict[str, Edge] = {}
+        self.whole: dict[str, Fact] = {}  # facts a seed stage read whole (the rest are read once kept)
         self.fact_score: dict[str, float] = {}
         self.fact_hop: dict[str, int] = {}
         self.fact_why: dict[str, list[str]] = {}
@@ -67,9 +69,12 @@ class _Collector:
         self.node_hop[node_id] = min(hop, self.node_hop.get(node_id, hop))
         _add_why(self.node_why, node_id, why)
 
-    def fact(self, f: Fact, score: float, hop: int, why: str) -> None:
+    def fact(self, f: Edge | Fact, score: float, hop: int, why: str) -> None:
         """Record a fact the store returned (it already applied the query's ``When``)."""
         cfg = self.cfg
+        if isinstance(f, Fact):
+            self.whole[f.id] = f
+            f = Edge.of(f)
         quality = fact_quality(
             f.confidence, f.pinned, f.speculation, recency(f.updated_at, self.ref_time, cfg.recency_half_life_days),
             pinned_boost=cfg.pinned_boost, speculation_penalty=cfg.speculation_penalty,
@@ -181,37 +186,38 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     # endpoints' names); each further hop walks one edge beyond. A hop expands the
     # best ``frontier`` nodes first reached at that hop; state nodes reached on the
     # way are leaves (expanding "in_progress" would list every task).
-    known: dict[str, Node] = {}
+    known = NodeCache(store, user_scope, q.as_of)
     expanded: set[str] = set()
     for hop in range(0, max(0, min(q.depth, 3)) + 1):
         budget.check("recall")  # recall only reads: it can stop between any two steps
         if len(c.facts) >= cfg.max_facts:
             break
         fresh = [n for n, h in c.node_hop.items() if h == hop and n not in expanded]
-        frontier = _frontier(store, user_scope, c, fresh, known, hop, cfg.frontier, q.as_of)
+        frontier = _frontier(c, fresh, known, hop, cfg.frontier)
         if not frontier:
             break
         expanded.update(frontier)
-        found = store.neighbors(scope, frontier, per_node=cfg.fanout_seed if hop == 0 else cfg.fanout_hop, when=when)
+        fanout = cfg.fanout_seed if hop == 0 else cfg.fanout_hop
+        found = store.neighbor_edges(scope, frontier, per_node=fanout, when=when)
         front = set(frontier)
         why = "match" if hop == 0 else f"hop {hop}"
-        for f in found:
-            for src, dst in ((f.subject_id, f.object_id), (f.object_id, f.subject_id)):
+        for e in found:
+            for src, dst in ((e.subject_id, e.object_id), (e.object_id, e.subject_id)):
                 if src in front:
-                    c.fact(f, c.node_score[src], hop, why)
+                    c.fact(e, c.node_score[src], hop, why)
                     c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, f"hop {hop + 1}")
 
     # --- time named in the query: boost what happened then ---------------------
     if hint is not None:
         start, end, words = hint
-        for fid, f in c.facts.items():
-            if start <= f.valid_at <= end:
+        for fid, e in c.facts.items():
+            if start <= e.valid_at <= end:
                 c.fact_score[fid] *= cfg.time_boost
                 _add_why(c.fact_why, fid, f"time:{words}")
         # Only nodes the boost could lift into the best ``reach`` need their time read: loading
         # every reached node (~250, with their metadata) was the slowest part of a dated question.
         near = _may_rise(c.node_score, max(q.limit, cfg.rerank_depth), cfg.time_boost)
-        known.update(_load(store, user_scope, [n for n in near if n not in known], q.as_of))
+        known.load(near)
         for nid in near:
             node = known.get(nid)
             said_at = node.metadata.get("time") if node is not None else None
@@ -222,12 +228,13 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     # --- rerank: speaker, question turns, coverage ------------------------------
     if not cfg.rerank.off:
         asked = asked_topics(q.query_intent) if parsed is not None and parsed.question else []
-        _rerank(store, user_scope, c, known, speakers, stems(" ".join(text_terms)), asked, q.as_of)
+        _rerank(c, known, speakers, stems(" ".join(text_terms)), asked)
 
     # --- rank and cut --------------------------------------------------------
     budget.check("recall")
     fact_ids = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))[: q.limit]
-    kept_facts = [c.facts[i] for i in fact_ids]
+    whole = whole_facts(store, scope, fact_ids, c.whole)
+    kept_facts = [whole[i] for i in fact_ids]
     node_ids = sorted(c.node_score, key=lambda i: (-c.node_score[i], i))[: q.limit]
     for f in kept_facts:  # endpoints of kept facts are always described
         for nid in (f.subject_id, f.object_id):
@@ -235,7 +242,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 c.node(nid, c.fact_score[f.id] * cfg.hop_decay, c.fact_hop[f.id] + 1, "endpoint")
             if nid not in node_ids:
                 node_ids.append(nid)
-    known.update(_load(store, user_scope, [n for n in node_ids if n not in known], q.as_of))
+    known.load(node_ids)
     rnodes = [
         RecalledNode(
             id=node.id, name=node.name, type=node.type, summary=node.summary, metadata=node.metadata,
@@ -306,11 +313,10 @@ def _profile_ranking(store: Store, scope: Scope, speakers: set[str], text_terms:
     return [episode_id for episode_id, _ in ranked]
 
 
-def _rerank(store: Store, scope: Scope, c: _Collector, known: dict[str, Node], speakers: set[str],
-            query_stems: set[str], asked: list[str], as_of: datetime | None) -> None:
+def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: set[str], asked: list[str]) -> None:
     """Rescore the best ``rerank_depth`` episode candidates with ``rerank.rerank``."""
     top = sorted(c.node_score, key=lambda i: -c.node_score[i])[: c.cfg.rerank_depth]
-    known.update(_load(store, scope, [n for n in top if n not in known], as_of))
+    known.load(top)
     cands = []
     for nid in top:
         node = known.get(nid)
@@ -344,14 +350,7 @@ def _may_rise(scores: dict[str, float], reach: int, boost: float) -> list[str]:
     return [n for n, s in scores.items() if s >= floor]
 
 
-def _load(store: Store, scope: Scope, ids: list[str], as_of: datetime | None) -> dict[str, Node]:
-    if not ids:
-        return {}
-    return {n.id: n for n in store.nodes(NodeQuery(scope=scope, ids=ids, created_before=as_of))}
-
-
-def _frontier(store: Store, scope: Scope, c: _Collector, fresh: list[str], known: dict[str, Node], hop: int,
-              k: int, as_of: datetime | None) -> list[str]:
+def _frontier(c: _Collector, fresh: list[str], known: NodeCache, hop: int, k: int) -> list[str]:
     """The best ``k`` of ``fresh`` that exist (as of ``as_of``) and may be expanded (past hop 0,
     not a state node). Nodes are loaded best first, ``k`` at a time, until ``k`` qualify: at
     depth 2 a hop reaches ~100 nodes and expands 16, so most are never read."""
@@ -359,8 +358,9 @@ def _frontier(store: Store, scope: Scope, c: _Collector, fresh: list[str], known
     ranked = sorted(fresh, key=lambda i: -c.node_score[i])
     for start in range(0, len(ranked), k):
         chunk = ranked[start : start + k]
-        known.update(_load(store, scope, [n for n in chunk if n not in known], as_of))
-        out += [n for n in chunk if n in known and (hop == 0 or known[n].type != NodeType.STATE)]
+        known.load_types(chunk)
+        types = known.types
+        out += [n for n in chunk if n in types and (hop == 0 or types[n] != NodeType.STATE)]
         if len(out) >= k:
             break
     return out[:k]

@@ -122,6 +122,25 @@ class Run:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A fact as graph expansion and ranking see it: its endpoints and the fields that
+    score it, without its JSON columns or names (``Store.neighbor_edges``)."""
+
+    id: str
+    subject_id: str
+    object_id: str
+    confidence: float
+    speculation: bool
+    pinned: bool
+    updated_at: datetime
+    valid_at: datetime
+
+    @classmethod
+    def of(cls, f: Fact) -> Edge:
+        return cls(f.id, f.subject_id, f.object_id, f.confidence, f.speculation, f.pinned, f.updated_at, f.valid_at)
+
+
 @dataclass
 class Stats:
     nodes_by_type: dict[str, int] = field(default_factory=dict)
@@ -237,6 +256,19 @@ class Store(ABC):
     ) -> list[Fact]:
         """Facts touching each node in either direction, at most ``per_node`` per
         node and direction (pinned first, then most recently updated)."""
+
+    def neighbor_edges(self, scope: Scope, node_ids: Sequence[str], *, per_node: int,
+                       when: When = CURRENT) -> list[Edge]:
+        """``neighbors`` as ``Edge``s: the same facts in the same order, read without the
+        columns only a returned fact needs (recall fetches those for what it returns)."""
+        return [Edge.of(f) for f in self.neighbors(scope, node_ids, per_node=per_node, when=when)]
+
+    def node_types(self, scope: Scope, node_ids: Sequence[str], *,
+                   created_before: datetime | None = None) -> dict[str, str]:
+        """The type of each of ``node_ids`` in ``scope`` (that existed at ``created_before``);
+        a node not there is left out."""
+        return {n.id: n.type for n in self.nodes(NodeQuery(scope=scope, ids=list(node_ids),
+                                                           created_before=created_before))}
 
     @abstractmethod
     def live_nodes(self, node_ids: Sequence[str], when: When = CURRENT) -> set[str]:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from trulymem.embed.names import mismatch
 from trulymem.errors import Conflict, InvalidInput
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
-from trulymem.store.base import CURRENT, FactQuery, NodeQuery, Stats, Store, When
+from trulymem.store.base import CURRENT, Edge, FactQuery, NodeQuery, Stats, Store, When
 from trulymem.store.sql import Dialect, Phrase, like, scope_sql, when_sql
 
 Built = tuple[str, list[Any]] | None  # WHERE clause and its parameters; None: nothing can match
@@ -80,6 +80,46 @@ def node_where(q: NodeQuery, d: Dialect) -> Built:
     if q.created_before is not None:
         _add(clauses, params, (f"n.created_at <= {d.mark}", [d.stamp(q.created_before)]))
     return " AND ".join(clauses), params
+
+
+def neighbor_sql(d: Dialect, scope: Scope, ids: Sequence[str], per_node: int, when: When) -> tuple[str, list[Any]]:
+    """The light rows of ``Store.neighbors``: per node and direction its ``per_node`` facts,
+    pinned first, newest first, each node's lookup a capped walk of its endpoint index. One
+    statement of one capped part per node and direction; ordered outgoing first, then by node."""
+    where, sparams = scope_sql(scope, "f", d)
+    if d.hint_user:
+        where = where.replace("f.user_id", "+f.user_id")  # keep the planner on the endpoint index
+    wsql, wparams = when_sql(when, d)
+    known = scope.user_id is not None
+    parts: list[str] = []
+    params: list[Any] = []
+    for side in ("subject", "object"):
+        for nid in ids:
+            cond, eparams = _one_endpoint(d, side, nid, known)
+            parts.append(
+                f"SELECT * FROM (SELECT {len(parts)} AS part, f.id, s.id AS sid, o.id AS oid, f.confidence, "
+                f"f.speculation, f.pinned, f.updated_at, f.valid_at, f.{d.order} AS ord FROM {d.fact_from} "
+                f"WHERE {cond} AND {where} AND {wsql} ORDER BY f.pinned DESC, f.updated_at DESC, f.{d.order} DESC "
+                f"LIMIT {d.mark}) p")
+            params += [*eparams, *sparams, *wparams, per_node]
+    sql = " UNION ALL ".join(parts)
+    return f"SELECT * FROM ({sql}) u ORDER BY part, pinned DESC, updated_at DESC, ord DESC", params
+
+
+def _one_endpoint(d: Dialect, side: str, node_id: str, known_user: bool) -> tuple[str, list[Any]]:
+    """Facts f whose ``side`` is the node ``node_id``, as an equality the planner walks its
+    endpoint index for in order (an ``IN`` list makes SQLite sort every fact of a hub)."""
+    if known_user and d.endpoint_known_user:
+        return f"{d.endpoint_known_user.format(side=side)} = {d.mark}", [node_id]
+    cond = d.endpoint.format(side=side, ids=f"id = {d.mark}")
+    if d.hint_user:  # SQLite: node ids are unique, so the subquery is one row
+        cond = cond.replace(" IN (SELECT", " = (SELECT", 1)
+    return cond, [node_id]
+
+
+def _stamp(value: Any) -> datetime:
+    """A timestamp column as read: ISO text (SQLite) or a datetime (PostgreSQL)."""
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value)
 
 
 def _add(clauses: list[str], params: list[Any], part: tuple[str, list[Any]]) -> None:
@@ -223,6 +263,29 @@ class SQLReads(Store):
         wsql, wparams = when_sql(when, d)
         rows = self._q(d.search.facts.format(where=where, when=wsql), (match, *params, *wparams, limit))
         return [d.fact_row(r) for r in rows]
+
+    def neighbor_edges(self, scope: Scope, node_ids: Sequence[str], *, per_node: int,
+                       when: When = CURRENT) -> list[Edge]:
+        self._reading(scope)
+        ids = list(dict.fromkeys(node_ids))
+        if not ids:
+            return []
+        sql, params = neighbor_sql(self.dialect, scope, ids, per_node, when)
+        out: dict[str, Edge] = {}
+        for r in self._q(sql, params):
+            if r[1] not in out:
+                out[r[1]] = Edge(r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]), _stamp(r[7]), _stamp(r[8]))
+        return list(out.values())
+
+    def node_types(self, scope: Scope, node_ids: Sequence[str], *,
+                   created_before: datetime | None = None) -> dict[str, str]:
+        self._reading(scope)
+        built = node_where(NodeQuery(scope=scope, ids=list(dict.fromkeys(node_ids)), created_before=created_before),
+                           self.dialect)
+        if built is None:
+            return {}
+        where, params = built
+        return {r[0]: r[1] for r in self._q(f"SELECT n.id, n.type FROM nodes n WHERE {where}", params)}
 
     # vectors: the settings and node listings both backends keep alike
     def embedding_model(self) -> str | None:

@@ -1,0 +1,45 @@
+"""What recall has read of nodes and facts: types of the nodes expansion looked at, whole
+nodes and facts only where a stage needs their text or metadata, or they are returned."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from trulymem.model import Fact, Node, Scope
+from trulymem.store.base import FactQuery, NodeQuery, Store
+
+
+class NodeCache:
+    """Nodes read so far in one recall: ``types`` of every node looked up (a node absent
+    from the store, or created after ``as_of``, is in neither map), ``full`` of those read whole."""
+
+    def __init__(self, store: Store, scope: Scope, as_of: datetime | None) -> None:
+        self.store, self.scope, self.as_of = store, scope, as_of
+        self.types: dict[str, str] = {}
+        self.full: dict[str, Node] = {}
+
+    def load_types(self, ids: Iterable[str]) -> None:
+        todo = [n for n in ids if n not in self.types]
+        if todo:
+            self.types.update(self.store.node_types(self.scope, todo, created_before=self.as_of))
+
+    def load(self, ids: Iterable[str]) -> None:
+        todo = [n for n in ids if n not in self.full]
+        if todo:
+            for n in self.store.nodes(NodeQuery(scope=self.scope, ids=todo, created_before=self.as_of)):
+                self.full[n.id] = n
+                self.types[n.id] = n.type
+
+    def get(self, node_id: str) -> Node | None:
+        return self.full.get(node_id)
+
+
+def whole_facts(store: Store, scope: Scope, ids: list[str], have: dict[str, Fact]) -> dict[str, Fact]:
+    """The facts ``ids`` whole: those in ``have``, the rest read in one query (by id: they were
+    already chosen under the recall's ``When``)."""
+    out = {i: have[i] for i in ids if i in have}
+    missing = [i for i in ids if i not in out]
+    if missing:
+        out.update((f.id, f) for f in store.facts(FactQuery(scope=scope, ids=missing, validity="all")))
+    return out

@@ -1,0 +1,55 @@
+"""The light reads recall expands over (``Store.neighbor_edges``, ``Store.node_types``) give
+what the whole reads give, on SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+from tests.conftest import Clock
+from tests.helpers import triplet
+from trulymem import TrulyMem
+from trulymem.model import Scope
+from trulymem.store import NodeQuery
+from trulymem.store.base import CURRENT, Edge, When
+
+
+def _graph(mem: TrulyMem, clock: Clock) -> None:
+    # a hub with more facts than a cap, pinned ones, facts sharing an update time, an invalidated one
+    mem.commit([triplet("user", "likes", f"thing {i}") for i in range(8)])
+    clock.advance(days=1)
+    mem.commit([triplet("user", "owns", "car", pinned=True), triplet("car", "is", "red"),
+                triplet("Bob", "knows", "user"), triplet("Bob", "drives", "car")])
+    clock.advance(days=1)
+    mem.commit([triplet("user", "lives in", "Lisbon")])
+    mem.purge({"subject": "user", "relation": "lives in"}, mode="supersede", replacement={"object": "Porto"})
+
+
+def _ids(mem: TrulyMem, *names: str) -> list[str]:
+    by_name = {n.name: n.id for n in mem.store.nodes(NodeQuery(scope=Scope(user_id="alice")))}
+    return [by_name[n] for n in names]
+
+
+def test_neighbor_edges_are_the_neighbours_facts_in_order(mem: TrulyMem, clock: Clock) -> None:
+    _graph(mem, clock)
+    scope = Scope(user_id="alice")
+    nodes = _ids(mem, "user", "car", "Bob", "Lisbon", "thing 3")
+    for per_node in (1, 2, 3, 20):
+        for when in (CURRENT, When("all"), When("invalid")):
+            for ids in (nodes, nodes[::-1], nodes[2:3], ["no such node", *nodes[:2]]):
+                whole = mem.store.neighbors(scope, ids, per_node=per_node, when=when)
+                light = mem.store.neighbor_edges(scope, ids, per_node=per_node, when=when)
+                assert light == [Edge.of(f) for f in whole], (per_node, when, ids)
+    assert mem.store.neighbor_edges(scope, [], per_node=3) == []
+    assert mem.store.neighbor_edges(Scope(user_id="bob"), nodes, per_node=3) == []
+
+
+def test_node_types_are_the_nodes_types(mem: TrulyMem, clock: Clock) -> None:
+    start = clock()
+    clock.advance(days=1)
+    _graph(mem, clock)
+    scope = Scope(user_id="alice")
+    ids = _ids(mem, "user", "car", "Lisbon")
+    whole = {n.id: n.type for n in mem.store.nodes(NodeQuery(scope=scope, ids=ids))}
+    assert mem.store.node_types(scope, [*ids, "no such node"]) == whole
+    assert len(whole) == 3
+    assert mem.store.node_types(scope, ids, created_before=start) == {}
+    assert mem.store.node_types(Scope(user_id="bob"), ids) == {}
+    assert mem.store.node_types(scope, []) == {}
