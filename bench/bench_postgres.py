@@ -22,6 +22,7 @@ Run from the repository root::
     python bench/bench_postgres.py                        # small scale (minutes)
     python bench/bench_postgres.py --facts 100000 --multi-facts 1000000 --users 1000 \\
         --writer-seconds 300 --runs 3                      # the issue's scale (an hour or more)
+    python bench/bench_postgres.py --facts 100000 --parts commit,recall   # commit and recall only
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from tests.helpers import free_port  # noqa: E402
 from trulymem import TrulyMem  # noqa: E402
 
 Fresh = Callable[[], str]  # a new, empty database; returns its location
+PARTS = ("commit", "recall", "many", "http", "writers")
 
 
 @contextmanager
@@ -239,6 +241,8 @@ def main() -> None:
     ap.add_argument("--http-seconds", type=float, default=15.0)
     ap.add_argument("--writers", type=int, default=8)
     ap.add_argument("--writer-seconds", type=float, default=30.0, help="issue: 300")
+    ap.add_argument("--parts", default=",".join(PARTS),
+                    help="what to measure, comma-separated from " + ",".join(PARTS) + " (recall reads commit's database)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     rng = random.Random(15)
@@ -246,26 +250,40 @@ def main() -> None:
     one = make_triplets(args.facts, names, rng)
     many = make_triplets(args.multi_facts, names, rng)
     queries = make_queries(args.queries, names, rng)
+    parts = set(args.parts.split(",")) | ({"commit"} if "recall" in args.parts or "http" in args.parts else set())
     report: dict[str, Any] = {"args": vars(args)}
     with tempfile.TemporaryDirectory() as tmp, backends(args.backends.split(","), Path(tmp)) as dbs:
         for name, (fresh, server_cpu) in dbs.items():
-            r: dict[str, Any] = {}
-            runs = []
-            for _ in range(args.runs):
-                db = fresh()
-                runs.append(commit_run(db, ["u0"], one, args.batch, server_cpu))
-            r["commit_one_user"] = med(runs)
-            r["recall_depth2"] = med([recall_run(db, queries, server_cpu) for _ in range(args.runs)])
-            r["commit_many_users"] = commit_run(fresh(), [f"u{i}" for i in range(args.users)], many, args.batch,
-                                                server_cpu)
-            r["http_recall_4_workers"] = http_run(db, queries, args.rate, args.http_seconds, server_cpu)
-            r["writers"] = writers_run(fresh(), args.writers, args.writer_seconds)
+            r = measure(args, parts, fresh, server_cpu, one, many, queries)
             report[name] = r
             print(f"[{name}] " + json.dumps(r), file=sys.stderr)  # kept should a later backend fail
     if args.json:
         print(json.dumps(report, indent=2))
         return
     print_table(report, args)
+
+
+def measure(args: argparse.Namespace, parts: set[str], fresh: Fresh, server_cpu: Callable[[], float],
+            one: list[dict[str, Any]], many: list[dict[str, Any]], queries: list[str]) -> dict[str, Any]:
+    """The chosen parts on one backend; recall and HTTP read the last one-user commit's database."""
+    r: dict[str, Any] = {}
+    db = ""
+    if "commit" in parts:
+        runs = []
+        for _ in range(args.runs):
+            db = fresh()
+            runs.append(commit_run(db, ["u0"], one, args.batch, server_cpu))
+        r["commit_one_user"] = med(runs)
+    if "recall" in parts:
+        r["recall_depth2"] = med([recall_run(db, queries, server_cpu) for _ in range(args.runs)])
+    if "many" in parts:
+        r["commit_many_users"] = commit_run(fresh(), [f"u{i}" for i in range(args.users)], many, args.batch,
+                                            server_cpu)
+    if "http" in parts:
+        r["http_recall_4_workers"] = http_run(db, queries, args.rate, args.http_seconds, server_cpu)
+    if "writers" in parts:
+        r["writers"] = writers_run(fresh(), args.writers, args.writer_seconds)
+    return r
 
 
 def print_table(report: dict[str, Any], args: argparse.Namespace) -> None:
@@ -285,6 +303,8 @@ def print_table(report: dict[str, Any], args: argparse.Namespace) -> None:
     ]
     print(f"{'':58}" + "".join(f"{n:>20}" for n in names))
     for label, part, keys, fmt in rows:
+        if any(part not in report[n] for n in names):
+            continue
         cells = []
         for n in names:
             data = report[n][part]
