@@ -160,6 +160,16 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         );
         """,
     ),
+    (
+        2,
+        "no relation index",
+        """
+        -- Only a dream's one detection query and a purge by relation filtered facts by relation
+        -- alone (every other relation filter comes with a subject, object or node, whose indexes
+        -- answer it), while every commit paid this index. Those two now read the user's facts once.
+        DROP INDEX IF EXISTS facts_user_relation;
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

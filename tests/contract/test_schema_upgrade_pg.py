@@ -1,0 +1,70 @@
+"""An existing PostgreSQL database made before migration 2 ("no relation index") upgrades in
+place when opened: the migration is recorded, the index is gone, the facts and the reads that
+used it are unchanged."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import pytest
+
+from tests.contract.conftest import Server
+from trulymem import TrulyMem
+from trulymem.model import Scope
+from trulymem.store.base import FactQuery
+from trulymem.store.postgres import schema
+
+TRIPLETS = [
+    {"subject": "alice", "relation": "likes", "object": "tea"},
+    {"subject": "bob", "relation": "likes", "object": "coffee"},
+    {"subject": "alice", "relation": "works at", "object": "acme"},
+]
+_names = itertools.count()
+
+
+@pytest.fixture
+def raw_url(pg_server: Server) -> Iterator[str]:
+    """A new, empty database (not the migrated template)."""
+    import psycopg
+
+    name = f"upgrade_{next(_names)}"
+    with psycopg.connect(pg_server.cluster.url(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    yield pg_server.cluster.url(name)
+    with psycopg.connect(pg_server.cluster.url(), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def _liked(mem: TrulyMem) -> list[tuple[str, str]]:
+    facts = mem.store.facts(FactQuery(scope=Scope(user_id="u"), relation_keys=["likes"]))
+    return sorted((f.subject_id, f.object_id) for f in facts)
+
+
+def _state(url: str) -> tuple[list[int], list[str]]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        versions = [int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
+        indexes = [str(r[0]) for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'facts'")]
+    return versions, indexes
+
+
+def test_database_at_version_1_upgrades_in_place(raw_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = [m for m in schema.MIGRATIONS if m[0] < 2]
+    with monkeypatch.context() as old:  # this trulymem as it was before migration 2
+        old.setattr(schema, "MIGRATIONS", before)
+        old.setattr(schema, "LATEST", before[-1][0])
+        with TrulyMem(raw_url, user_id="u", embedder="none") as mem:
+            mem.commit(TRIPLETS)
+            liked = _liked(mem)
+    versions, indexes = _state(raw_url)
+    assert versions == [1] and "facts_user_relation" in indexes
+
+    with TrulyMem(raw_url, user_id="u", embedder="none") as mem:
+        assert _liked(mem) == liked and len(liked) == 2
+        assert mem.store.count_facts(FactQuery(scope=Scope(user_id="u"))) == len(TRIPLETS)
+    versions, indexes = _state(raw_url)
+    assert versions == [1, 2]
+    assert "facts_user_relation" not in indexes
+    assert {"facts_active_triple", "facts_one_next_task", "facts_one_previous_task"} <= set(indexes)
