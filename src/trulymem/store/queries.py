@@ -84,37 +84,41 @@ def node_where(q: NodeQuery, d: Dialect) -> Built:
 
 def neighbor_sql(d: Dialect, scope: Scope, ids: Sequence[str], per_node: int, when: When) -> tuple[str, list[Any]]:
     """The light rows of ``Store.neighbors``: per node and direction its ``per_node`` facts,
-    pinned first, newest first, each node's lookup a capped walk of its endpoint index. One
-    statement of one capped part per node and direction; ordered outgoing first, then by node."""
+    pinned first, newest first, each node's lookup a capped walk of its endpoint index. Rows
+    (direction, node's position, fact id, subject id, object id, confidence, speculation,
+    pinned, updated_at, valid_at), each node's in the order its index gives them."""
     where, sparams = scope_sql(scope, "f", d)
     if d.hint_user:
         where = where.replace("f.user_id", "+f.user_id")  # keep the planner on the endpoint index
     wsql, wparams = when_sql(when, d)
     known = scope.user_id is not None
-    parts: list[str] = []
-    params: list[Any] = []
-    for side in ("subject", "object"):
-        for nid in ids:
-            cond, eparams = _one_endpoint(d, side, nid, known)
-            parts.append(
-                f"SELECT * FROM (SELECT {len(parts)} AS part, f.id, s.id AS sid, o.id AS oid, f.confidence, "
-                f"f.speculation, f.pinned, f.updated_at, f.valid_at, f.{d.order} AS ord FROM {d.fact_from} "
-                f"WHERE {cond} AND {where} AND {wsql} ORDER BY f.pinned DESC, f.updated_at DESC, f.{d.order} DESC "
-                f"LIMIT {d.mark}) p")
-            params += [*eparams, *sparams, *wparams, per_node]
-    sql = " UNION ALL ".join(parts)
-    return f"SELECT * FROM ({sql}) u ORDER BY part, pinned DESC, updated_at DESC, ord DESC", params
+    joins = d.fact_from.removeprefix("facts f ")
+    # a list of ids as rows j(value, key): PostgreSQL unnests an array, SQLite reads JSON
+    nodes = (f"unnest({d.mark}::text[]) WITH ORDINALITY AS j(value, key)" if d.arrays else f"json_each({d.mark}) j")
+    parts = []
+    for direction, side in enumerate(("subject", "object")):
+        capped = (f"SELECT f.* FROM facts f WHERE {_one_endpoint(d, side, known)} AND {where} AND {wsql} "
+                  f"ORDER BY f.pinned DESC, f.updated_at DESC LIMIT {d.mark}")
+        head = (f"SELECT {direction} AS dir, j.key AS ord, f.id, s.id AS sid, o.id AS oid, f.confidence, "
+                f"f.speculation, f.pinned, f.updated_at, f.valid_at FROM {nodes} ")
+        if d.arrays:  # LATERAL: each node's capped lookup, in its index's order
+            parts.append(f"{head}CROSS JOIN LATERAL ({capped}) f {joins}")
+        else:  # no LATERAL in SQLite: the capped lookup picks row ids, ordered as its index walks
+            parts.append(f"SELECT * FROM ({head}JOIN facts f ON f.{d.order} IN ({capped.replace('f.*', f'f.{d.order}', 1)}) "
+                         f"{joins} ORDER BY j.key, f.pinned DESC, f.updated_at DESC, f.{d.order} DESC)")
+    params = [d.list_param(ids), *sparams, *wparams, per_node]
+    return " UNION ALL ".join(parts), params * 2
 
 
-def _one_endpoint(d: Dialect, side: str, node_id: str, known_user: bool) -> tuple[str, list[Any]]:
-    """Facts f whose ``side`` is the node ``node_id``, as an equality the planner walks its
+def _one_endpoint(d: Dialect, side: str, known_user: bool) -> str:
+    """Facts f whose ``side`` is the node ``j.value``, as an equality the planner walks its
     endpoint index for in order (an ``IN`` list makes SQLite sort every fact of a hub)."""
     if known_user and d.endpoint_known_user:
-        return f"{d.endpoint_known_user.format(side=side)} = {d.mark}", [node_id]
-    cond = d.endpoint.format(side=side, ids=f"id = {d.mark}")
+        return f"{d.endpoint_known_user.format(side=side)} = j.value"
+    cond = d.endpoint.format(side=side, ids="id = j.value")
     if d.hint_user:  # SQLite: node ids are unique, so the subquery is one row
         cond = cond.replace(" IN (SELECT", " = (SELECT", 1)
-    return cond, [node_id]
+    return cond
 
 
 def _stamp(value: Any) -> datetime:
@@ -271,10 +275,14 @@ class SQLReads(Store):
         if not ids:
             return []
         sql, params = neighbor_sql(self.dialect, scope, ids, per_node, when)
+        rows = [(r[0], r[1], Edge(r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]), _stamp(r[8]), _stamp(r[9])))
+                for r in self._q(sql, params)]
+        # outgoing first, then incoming; per node in the order given; pinned first, newest first
+        # (a stable sort: ties keep the order the endpoint index gave them, as ``neighbors``)
+        rows.sort(key=lambda r: (r[0], r[1], not r[2].pinned, -r[2].updated_at.timestamp()))
         out: dict[str, Edge] = {}
-        for r in self._q(sql, params):
-            if r[1] not in out:
-                out[r[1]] = Edge(r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]), _stamp(r[7]), _stamp(r[8]))
+        for _, _, e in rows:
+            out.setdefault(e.id, e)
         return list(out.values())
 
     def node_types(self, scope: Scope, node_ids: Sequence[str], *,
