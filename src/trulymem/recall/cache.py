@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from trulymem.model import Fact, Node, Scope
-from trulymem.store.base import FactQuery, NodeQuery, Store
+from trulymem.store.base import Edge, FactQuery, NodeQuery, Store
 
 
 class NodeCache:
@@ -23,6 +23,17 @@ class NodeCache:
         todo = [n for n in ids if n not in self.types]
         if todo:
             self.types.update(self.store.node_types(self.scope, todo, created_before=self.as_of))
+
+    def learn(self, edges: Iterable[Edge]) -> None:
+        """The endpoint types the edges came with: the next hop's frontier needs no lookup for
+        them. Not with ``as_of``: an endpoint's type says nothing of when the node was made."""
+        if self.as_of is not None:
+            return
+        for e in edges:
+            if e.subject_type is not None:
+                self.types.setdefault(e.subject_id, e.subject_type)
+            if e.object_type is not None:
+                self.types.setdefault(e.object_id, e.object_type)
 
     def load(self, ids: Iterable[str]) -> None:
         todo = [n for n in ids if n not in self.full]

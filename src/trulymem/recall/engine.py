@@ -199,6 +199,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         expanded.update(frontier)
         fanout = cfg.fanout_seed if hop == 0 else cfg.fanout_hop
         found = store.neighbor_edges(scope, frontier, per_node=fanout, when=when)
+        known.learn(found)
         front = set(frontier)
         why = "match" if hop == 0 else f"hop {hop}"
         for e in found:

@@ -135,6 +135,8 @@ class Edge:
     pinned: bool
     updated_at: datetime
     valid_at: datetime
+    subject_type: str | None = None  # the endpoints' node types, where the read had them
+    object_type: str | None = None
 
     @classmethod
     def of(cls, f: Fact) -> Edge:
@@ -260,7 +262,8 @@ class Store(ABC):
     def neighbor_edges(self, scope: Scope, node_ids: Sequence[str], *, per_node: int,
                        when: When = CURRENT) -> list[Edge]:
         """``neighbors`` as ``Edge``s: the same facts in the same order, read without the
-        columns only a returned fact needs (recall fetches those for what it returns)."""
+        columns only a returned fact needs (recall fetches those for what it returns), with
+        their endpoints' types where the backend reads them alongside."""
         return [Edge.of(f) for f in self.neighbors(scope, node_ids, per_node=per_node, when=when)]
 
     def node_types(self, scope: Scope, node_ids: Sequence[str], *,

@@ -86,7 +86,8 @@ def neighbor_sql(d: Dialect, scope: Scope, ids: Sequence[str], per_node: int, wh
     """The light rows of ``Store.neighbors``: per node and direction its ``per_node`` facts,
     pinned first, newest first, each node's lookup a capped walk of its endpoint index. Rows
     (direction, node's position, fact id, subject id, object id, confidence, speculation,
-    pinned, updated_at, valid_at), each node's in the order its index gives them."""
+    pinned, updated_at, valid_at, subject type, object type), each node's in the order its
+    index gives them."""
     where, sparams = scope_sql(scope, "f", d)
     if d.hint_user:
         where = where.replace("f.user_id", "+f.user_id")  # keep the planner on the endpoint index
@@ -100,7 +101,7 @@ def neighbor_sql(d: Dialect, scope: Scope, ids: Sequence[str], per_node: int, wh
         capped = (f"SELECT f.* FROM facts f WHERE {_one_endpoint(d, side, known)} AND {where} AND {wsql} "
                   f"ORDER BY f.pinned DESC, f.updated_at DESC LIMIT {d.mark}")
         head = (f"SELECT {direction} AS dir, j.key AS ord, f.id, s.id AS sid, o.id AS oid, f.confidence, "
-                f"f.speculation, f.pinned, f.updated_at, f.valid_at FROM {nodes} ")
+                f"f.speculation, f.pinned, f.updated_at, f.valid_at, s.type, o.type FROM {nodes} ")
         if d.arrays:  # LATERAL: each node's capped lookup, in its index's order
             parts.append(f"{head}CROSS JOIN LATERAL ({capped}) f {joins}")
         else:  # no LATERAL in SQLite: the capped lookup picks row ids, ordered as its index walks
@@ -275,7 +276,7 @@ class SQLReads(Store):
         if not ids:
             return []
         sql, params = neighbor_sql(self.dialect, scope, ids, per_node, when)
-        rows = [(r[0], r[1], Edge(r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]), _stamp(r[8]), _stamp(r[9])))
+        rows = [(r[0], r[1], Edge(r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]), _stamp(r[8]), _stamp(r[9]), r[10], r[11]))
                 for r in self._q(sql, params)]
         # outgoing first, then incoming; per node in the order given; pinned first, newest first
         # (a stable sort: ties keep the order the endpoint index gave them, as ``neighbors``)
