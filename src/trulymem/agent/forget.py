@@ -2,11 +2,12 @@
 
 Soft, like every forget: the episodes' facts are invalidated (kept in history, found by
 ``include_invalid`` and ``as_of``), so recall no longer shows the raw words; the text
-their neighbours carried as searchable context and the turn records' summaries, which
-quote them, are rewritten without it."""
+their neighbours carried as searchable context, the turn records' summaries, which
+quote them, and the stems speaker profiles keep of them are rewritten without it."""
 
 from __future__ import annotations
 
+from trulymem.enrich.profiles import STATED_IN, without_turns
 from trulymem.graph import TrulyMem
 from trulymem.model import EdgeKind, Node, NodeType
 from trulymem.store.base import FactQuery, NodeQuery
@@ -35,6 +36,7 @@ def forget_messages(mem: TrulyMem, fact_ids: list[str]) -> int:
         if turn.metadata.get("kind") == "turn":  # its summary quotes the messages
             store.update_node(turn.id, mem.clock(), summary=turn.summary,
                               metadata={**turn.metadata, "description": FORGOTTEN})
+    _forget_in_profiles(mem, episodes)
     for ep in episodes:
         for side in ("subject", "object"):
             mem.purge({side: ep.name})
@@ -46,6 +48,19 @@ def forget_messages(mem: TrulyMem, fact_ids: list[str]) -> int:
             text = "\n".join(line for line in text.split("\n") if line.strip())
             store.update_node(n.id, mem.clock(), summary=n.summary, metadata={**n.metadata, "context": text})
     return len(episodes)
+
+
+def _forget_in_profiles(mem: TrulyMem, episodes: list[Node]) -> None:
+    """Speaker profiles keep the stems of each turn they link (enrich/profiles.py): drop the
+    forgotten turns' stems so their words are not found through the profile."""
+    store, scope = mem.store, mem.scope.user_wide()
+    ids = {e.id for e in episodes}
+    links = store.facts(FactQuery(scope=scope, object_ids=sorted(ids), relation_keys=[STATED_IN], validity="all"))
+    owners = sorted({f.subject_id for f in links})
+    for profile in store.nodes(NodeQuery(scope=scope, ids=owners, types=[NodeType.INFO])) if owners else []:
+        if (rewritten := without_turns(profile.name, profile.metadata, ids)) is not None:
+            summary, metadata = rewritten
+            store.update_node(profile.id, mem.clock(), summary=summary, metadata=metadata)
 
 
 def _neighbours(mem: TrulyMem, episode_ids: list[str], hops: int = 2) -> list[Node]:

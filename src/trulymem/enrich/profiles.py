@@ -73,15 +73,28 @@ class ProfileIndex:
         return {"speaker": self.speakers[name], "topic": self.topics[name], "turns": turns}
 
     def summary(self, name: str, meta: dict[str, Any]) -> str:
-        """What the profile is about, for full text: the topic's most said stems."""
-        counts: dict[str, int] = {}
-        for said in meta["turns"].values():
-            for s in said.split():
-                counts[s] = counts.get(s, 0) + 1
-        topic = self.topics[name]
-        on_topic = None if topic == OTHER else instance_stems(topic)
-        words = [s for s in sorted(counts, key=lambda s: (-counts[s], s)) if on_topic is None or s in on_topic][:12]
-        return f"{name}: {' '.join(words)}" if words else name
+        return profile_summary(name, self.topics[name], meta["turns"])
+
+
+def profile_summary(name: str, topic: str, turns: dict[str, str]) -> str:
+    """What the profile is about, for full text: the topic's most said stems."""
+    counts: dict[str, int] = {}
+    for said in turns.values():
+        for s in str(said).split():
+            counts[s] = counts.get(s, 0) + 1
+    on_topic = None if topic == OTHER else instance_stems(topic)
+    words = [s for s in sorted(counts, key=lambda s: (-counts[s], s)) if on_topic is None or s in on_topic][:12]
+    return f"{name}: {' '.join(words)}" if words else name
+
+
+def without_turns(name: str, meta: dict[str, Any], episode_ids: set[str]) -> tuple[str, dict[str, Any]] | None:
+    """A profile's summary and metadata once the turns ``episode_ids`` are forgotten, or
+    None when it held none of them: the stems it kept of them go with them."""
+    turns = meta.get("turns")
+    if not isinstance(turns, dict) or not episode_ids & set(turns):
+        return None
+    kept = {e: said for e, said in turns.items() if e not in episode_ids}
+    return profile_summary(name, str(meta.get("topic", OTHER)), kept), {**meta, "turns": kept}
 
 
 @dataclass(frozen=True)
