@@ -122,7 +122,7 @@ class Run:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: recall builds ~200 per query, and a frozen init costs twice
 class Edge:
     """A fact as graph expansion and ranking see it: its endpoints and the fields that
     score it, without its JSON columns or names (``Store.neighbor_edges``)."""
