@@ -152,6 +152,8 @@ def test_speaker_and_question_turn_rerank_in_recall(mem: TrulyMem) -> None:
     on = _turns(mem, "What hobbies did Tomas pick up?")
     off = _turns(mem, "What hobbies did Tomas pick up?", replace(RecallConfig(), rerank=RerankWeights.none()))
     assert on.index("S1:2") < on.index("S1:1")  # his statement above her question
+    # and it is the reranker that puts her question below his other statements
+    assert off.index("S1:1") < off.index("S1:3") and on.index("S1:3") < on.index("S1:1")
     assert set(on) == set(off)  # the reranker reorders, it never adds or drops
 
 

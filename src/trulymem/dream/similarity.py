@@ -15,16 +15,13 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
-import snowballstemmer
-
+from trulymem.text.stem import stem
 from trulymem.text.stopwords import CHINESE, ENGLISH
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_STEMMER = snowballstemmer.stemmer("english")
 _ZH_FUNCTION = set("的了是在和与或吗呢吧啊我你他她它们这那个很也都就还又把被给对从向而且但却么")
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "won't", "cannot",
                        "can't", "avoid", "without", "stop", "stopped", "dislike", "dislikes", "hate", "hates",
@@ -43,10 +40,6 @@ ABBREVIATIONS = {"repo": "repository", "repos": "repositories", "db": "database"
                  "pkgs": "packages", "dir": "directory", "dirs": "directories", "img": "image", "imgs": "images"}
 
 
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
-
 
 def words(text: str) -> list[str]:
     """Significant words in order: stemmed English content words, Chinese content characters."""
@@ -58,17 +51,17 @@ def words(text: str) -> list[str]:
                 if w not in _ZH_FUNCTION and w not in CHINESE:
                     out.append(w)
             elif w in _KEEP or w not in ENGLISH:  # "not"/"no" are stopwords but carry the meaning here
-                out.append(_stem(ABBREVIATIONS.get(w, w)))
+                out.append(stem(ABBREVIATIONS.get(w, w)))
     return out
 
 
 def negated(text: str) -> bool:
     low = text.casefold().replace("'", "").replace("’", "")
-    return any(_stem(w) in _EN_NEG_WORDS or w in _EN_NEG_WORDS for w in _WORD.findall(low)) or bool(_ZH_NEG.search(low))
+    return any(stem(w) in _EN_NEG_WORDS or w in _EN_NEG_WORDS for w in _WORD.findall(low)) or bool(_ZH_NEG.search(low))
 
 
 def without_negation(ws: Sequence[str]) -> list[str]:
-    neg_stems = {_stem(w) for w in _EN_NEG_WORDS} | _EN_NEG_WORDS
+    neg_stems = {stem(w) for w in _EN_NEG_WORDS} | _EN_NEG_WORDS
     return [w for w in ws if w not in neg_stems and not _ZH_NEG.fullmatch(w)]
 
 

@@ -44,12 +44,13 @@ def profile_keys(speaker_keys: Iterable[str]) -> list[str]:
     return [name_key(profile_name(s, t)) for s in speaker_keys for t in PROFILE_TOPICS]
 
 
-def profile_topics(text: str, text_stems: set[str]) -> list[str]:
-    """The profiles a turn belongs to: its topics (or ``other``) when it is a statement
-    about its speaker, none otherwise."""
+def profile_topics(text: str, text_stems: set[str], topics: list[str] | None = None) -> list[str]:
+    """The profiles a turn belongs to: its topics (``topics``, when the caller has them
+    already, else read from ``text_stems``), or ``other``, when it is a statement about its
+    speaker; none otherwise."""
     if not is_self_statement(text):
         return []
-    return topics_in(text_stems) or [OTHER]
+    return (topics_in(text_stems) if topics is None else topics) or [OTHER]
 
 
 @dataclass

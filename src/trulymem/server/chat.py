@@ -22,8 +22,9 @@ from fastapi import Body, FastAPI, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import StreamingResponse
 
-from trulymem.errors import ConfigError, InvalidInput, TrulyMemError
+from trulymem.errors import InvalidInput, TrulyMemError
 from trulymem.llm.base import LLM
+from trulymem.server.errors import HTTPError
 from trulymem.tools import ToolContext
 
 MAX_MESSAGE = 8000
@@ -125,8 +126,9 @@ def mount(app: FastAPI, context: Context, llm: LLM | None) -> None:
         user = payload.get("user_id")
         ctx = context(request, user if isinstance(user, str) else None)
         if llm is None:
-            raise ConfigError("no chat model configured for this server: set TRULYMEM_LLM_MODEL (and "
-                              "TRULYMEM_LLM_BASE_URL, TRULYMEM_LLM_API_KEY) before trulymem serve", field="llm")
+            # what this server is not set up for (501), unlike a config error met while serving (500)
+            raise HTTPError(501, "config_error", "no chat model configured for this server: set TRULYMEM_LLM_MODEL "
+                            "(and TRULYMEM_LLM_BASE_URL, TRULYMEM_LLM_API_KEY) before trulymem serve", field="llm")
         if not stream:
             return await run_in_threadpool(_turn, ctx, llm, message, session, None)
 

@@ -259,19 +259,18 @@ class Store(ABC):
         """Facts touching each node in either direction, at most ``per_node`` per
         node and direction (pinned first, then most recently updated)."""
 
+    @abstractmethod
     def neighbor_edges(self, scope: Scope, node_ids: Sequence[str], *, per_node: int,
                        when: When = CURRENT) -> list[Edge]:
         """``neighbors`` as ``Edge``s: the same facts in the same order, read without the
         columns only a returned fact needs (recall fetches those for what it returns), with
-        their endpoints' types where the backend reads them alongside."""
-        return [Edge.of(f) for f in self.neighbors(scope, node_ids, per_node=per_node, when=when)]
+        their endpoints' types."""
 
+    @abstractmethod
     def node_types(self, scope: Scope, node_ids: Sequence[str], *,
                    created_before: datetime | None = None) -> dict[str, str]:
         """The type of each of ``node_ids`` in ``scope`` (that existed at ``created_before``);
         a node not there is left out."""
-        return {n.id: n.type for n in self.nodes(NodeQuery(scope=scope, ids=list(node_ids),
-                                                           created_before=created_before))}
 
     @abstractmethod
     def live_nodes(self, node_ids: Sequence[str], when: When = CURRENT) -> set[str]:

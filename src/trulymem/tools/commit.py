@@ -170,7 +170,7 @@ def supersede_single_valued(ctx: ToolContext, created: list[Fact]) -> list[str]:
         elif preference(f.relation) is not None:
             prefs[(f.subject_id, f.object_id)] = f
     current = _slot_values(ctx, slots) + _opposite_preferences(ctx, prefs)
-    replaced: dict[str, list[str]] = {}  # new fact id -> the old ones it replaces
+    successor: dict[str, str] = {}  # old fact id -> the new one that replaces it
     for old in current:
         if old.pinned:
             continue
@@ -183,8 +183,7 @@ def supersede_single_valued(ctx: ToolContext, created: list[Fact]) -> list[str]:
             if new is not None and (old_pref is None or old_pref == preference(new.relation)):
                 new = None
         if new is not None and old.id != new.id:
-            replaced.setdefault(new.id, []).append(old.id)
-    successor = {old: by for by, ids in replaced.items() for old in ids}
+            successor[old.id] = new.id
     if successor:
         ctx.store.supersede_facts(list(successor.items()), ctx.now)  # one batch, not one call per new value
     return list(successor)

@@ -201,7 +201,7 @@ def _store_messages(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str
         said = stems(m.text)
         topics = topics_in(said) if inp.topics else []
         triplets.extend(TripletIn(subject=episode, relation="about", object=f"topic {t}", **link) for t in topics)
-        in_profiles = profile_topics(m.text, said) if inp.profiles else []
+        in_profiles = profile_topics(m.text, said, topics if inp.topics else None) if inp.profiles else []
         by_model = [t for t in read.get(i, []) if t not in in_profiles]
         triplets.extend(_profile_links(m.speaker, episode, in_profiles, profiles, link))
         triplets.extend(_profile_links(m.speaker, episode, by_model, profiles, {**link, "source": SOURCE}))

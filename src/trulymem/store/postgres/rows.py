@@ -14,7 +14,6 @@ from trulymem.store.sql import Dialect, TextSearch
 
 # re-exported: the backend's modules import these from here
 from trulymem.store.sql import dump_json as dump_json
-from trulymem.store.sql import like as like
 from trulymem.store.sql import load_json as load_json
 from trulymem.store.sql import opt as opt
 from trulymem.text import fts_document

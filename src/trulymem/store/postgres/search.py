@@ -12,11 +12,6 @@ from trulymem.store.base import CURRENT, When
 from trulymem.store.postgres.connection import PostgresBase
 from trulymem.store.postgres.rows import FACT_COLS, JOIN_NODES, chunks, row_to_fact, scope_sql, when_sql
 
-Phrase = tuple[str, ...]
-_COMMON = 1000  # a phrase matching more rows than this is not ranked (as the SQLite store)
-# ts_rank weights {D, C, B, A}: a node's own text (A) counts twice its context (B), as bm25's column weights
-_WEIGHTS = "'{0, 0, 0.5, 1.0}'"
-
 
 class SearchMixin(PostgresBase):
     """Retrieval: ``live_nodes`` and ``neighbors`` (text search is ``store.queries``')."""

@@ -20,10 +20,6 @@ from trulymem.store.sqlite.rows import (
     when_sql,
 )
 
-Phrase = tuple[str, ...]
-_OWN_WEIGHT = 2.0  # a node's own text counts twice its context (LoCoMo: best recall@1 and @10 together)
-_COMMON = 1000  # a search phrase matching more rows than this is not ranked (see _split_common)
-
 
 class SearchMixin(SQLiteBase):
     """Retrieval: ``live_nodes`` and ``neighbors`` (text search is ``store.queries``')."""
