@@ -4,6 +4,7 @@ written since it was read (in this process or another), saved beside the databas
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -199,9 +200,23 @@ sys.exit(3)  # not reached: the build was killed
 """
 
 
-def test_a_crash_mid_build_leaves_a_usable_index(db_path: Path, small_threshold: None) -> None:
+def test_a_crash_mid_build_leaves_a_usable_index(db_path: Path, small_threshold: None,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import subprocess
     import sys
+
+    from trulymem.store.sqlite import vector_index
+
+    # What the reopened set held when its build resumed: read at the hand-off, since the
+    # background thread may have merged more by the time the search returns.
+    resumed_from: list[int] = []
+    original = vector_index.VectorSet.build_in_background
+
+    def build_in_background(self: vector_index.VectorSet, *args: Any, **kwargs: Any) -> None:
+        resumed_from.append(self.merged)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(vector_index.VectorSet, "build_in_background", build_in_background)
 
     mem = fill(db_path, 1500)
     mem.close()
@@ -216,7 +231,7 @@ def test_a_crash_mid_build_leaves_a_usable_index(db_path: Path, small_threshold:
     assert again.store.vector_search(again.scope, emb.embed_query(target), 5)[0][0] == node
     (vs,) = again.store._vec_sets.values()  # type: ignore[attr-defined]
     newest = again.store._q("SELECT max(rowid) FROM node_vectors")[0][0]  # type: ignore[attr-defined]
-    assert 0 < vs.merged == int(saved.stem.rsplit("-", 1)[1]) < newest  # the partial index was read back
+    assert 0 < resumed_from[0] == int(saved.stem.rsplit("-", 1)[1]) < newest  # the partial index was read back
     vs = built(again)  # and the build goes on from there
     assert vs.delta == 0 and vs.merged == newest and len(vs) == len(names(1500)) + 1  # + "thing"
     assert again.store.vector_search(again.scope, emb.embed_query(target), 5)[0][0] == node
