@@ -1,6 +1,7 @@
 """An existing PostgreSQL database made before migration 2 ("no relation index") upgrades in
 place when opened: the migration is recorded, the index is gone, the facts and the reads that
-used it are unchanged."""
+used it are unchanged; one made before migration 3 ("nodes by key") gains the index and finds
+the same nodes by key."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from tests.contract.conftest import Server
 from trulymem import TrulyMem
 from trulymem.model import Scope
-from trulymem.store.base import FactQuery
+from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.store.postgres import schema
 
 TRIPLETS = [
@@ -65,6 +66,31 @@ def test_database_at_version_1_upgrades_in_place(raw_url: str, monkeypatch: pyte
         assert _liked(mem) == liked and len(liked) == 2
         assert mem.store.count_facts(FactQuery(scope=Scope(user_id="u"))) == len(TRIPLETS)
     versions, indexes = _state(raw_url)
-    assert versions == [1, 2]
+    assert versions[:2] == [1, 2]
     assert "facts_user_relation" not in indexes
     assert {"facts_active_triple", "facts_one_next_task", "facts_one_previous_task"} <= set(indexes)
+
+
+def _node_indexes(url: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return [str(r[0]) for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'nodes'")]
+
+
+def test_database_at_version_2_gains_the_key_index(raw_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = [m for m in schema.MIGRATIONS if m[0] < 3]
+    with monkeypatch.context() as old:  # this trulymem as it was before migration 3
+        old.setattr(schema, "MIGRATIONS", before)
+        old.setattr(schema, "LATEST", before[-1][0])
+        with TrulyMem(raw_url, user_id="u", embedder="none") as mem:
+            mem.commit(TRIPLETS)
+            found = sorted(n.id for n in mem.store.nodes(NodeQuery(scope=Scope(user_id="u"), keys=["alice", "tea"])))
+    assert "nodes_user_key" not in _node_indexes(raw_url)
+
+    with TrulyMem(raw_url, user_id="u", embedder="none") as mem:
+        assert sorted(n.id for n in mem.store.nodes(NodeQuery(scope=Scope(user_id="u"), keys=["alice", "tea"]))) == found
+        assert len(found) == 2
+    versions, _ = _state(raw_url)
+    assert versions == [1, 2, 3]
+    assert "nodes_user_key" in _node_indexes(raw_url)
