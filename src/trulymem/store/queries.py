@@ -98,17 +98,25 @@ def neighbor_sql(d: Dialect, scope: Scope, ids: Sequence[str], per_node: int, wh
     nodes = (f"unnest({d.mark}::text[]) WITH ORDINALITY AS j(value, key)" if d.arrays else f"json_each({d.mark}) j")
     parts = []
     for direction, side in enumerate(("subject", "object")):
-        capped = (f"SELECT f.* FROM facts f WHERE {_one_endpoint(d, side, known)} AND {where} AND {wsql} "
-                  f"ORDER BY f.pinned DESC, f.updated_at DESC LIMIT {d.mark}")
-        head = (f"SELECT {direction} AS dir, j.key AS ord, f.id, s.id AS sid, o.id AS oid, f.confidence, "
-                f"f.speculation, f.pinned, f.updated_at, f.valid_at, s.type, o.type FROM {nodes} ")
-        if d.arrays:  # LATERAL: each node's capped lookup, in its index's order
-            parts.append(f"{head}CROSS JOIN LATERAL ({capped}) f {joins}")
+        cond = f"{_one_endpoint(d, side, known)} AND {where} AND {wsql} ORDER BY f.pinned DESC, f.updated_at DESC"
+        capped = f"FROM facts f WHERE {cond} LIMIT {d.mark}"
+        if d.arrays:  # LATERAL: each node's capped lookup, in its index's order; the endpoint types
+            # as subqueries, not joins: planning the joins cost PostgreSQL more than running it
+            types = ", ".join(f"(SELECT n.type FROM nodes n WHERE {d.fact_node.format(side=s)})"
+                              for s in ("subject", "object"))
+            parts.append(f"SELECT {direction} AS dir, j.key AS ord, f.id, f.subject_id, f.object_id, f.confidence, "
+                         f"f.speculation, f.pinned, f.updated_at, f.valid_at, {types} FROM {nodes} "
+                         f"CROSS JOIN LATERAL (SELECT {_EDGE_COLS} {capped}) f")
         else:  # no LATERAL in SQLite: the capped lookup picks row ids, ordered as its index walks
-            parts.append(f"SELECT * FROM ({head}JOIN facts f ON f.{d.order} IN ({capped.replace('f.*', f'f.{d.order}', 1)}) "
+            head = (f"SELECT {direction} AS dir, j.key AS ord, f.id, s.id AS sid, o.id AS oid, f.confidence, "
+                    f"f.speculation, f.pinned, f.updated_at, f.valid_at, s.type, o.type FROM {nodes} ")
+            parts.append(f"SELECT * FROM ({head}JOIN facts f ON f.{d.order} IN (SELECT f.{d.order} {capped}) "
                          f"{joins} ORDER BY j.key, f.pinned DESC, f.updated_at DESC, f.{d.order} DESC)")
     params = [d.list_param(ids), *sparams, *wparams, per_node]
     return " UNION ALL ".join(parts), params * 2
+
+
+_EDGE_COLS = "f.user_id, f.id, f.subject_id, f.object_id, f.confidence, f.speculation, f.pinned, f.updated_at, f.valid_at"
 
 
 def _one_endpoint(d: Dialect, side: str, known_user: bool) -> str:
