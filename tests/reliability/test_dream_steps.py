@@ -82,6 +82,32 @@ def test_a_run_in_steps_undoes_exactly(tmp_path: Path, monkeypatch: pytest.Monke
         assert export(mem) == before
 
 
+def test_steps_shrink_when_one_holds_the_lock_too_long(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a loaded machine a full step can outlast another writer's busy timeout: the
+    next steps are sized to what the last one's pace fits in STEP_S (here: none fits)."""
+    monkeypatch.setattr(dream_run, "STEP", 8)
+    monkeypatch.setattr(dream_run, "MIN_STEP", 2)
+    monkeypatch.setattr(dream_run, "STEP_S", 0.0)
+    monkeypatch.setattr(dream_run, "FIRST_STEP", 8)
+    monkeypatch.setattr(dream_run, "PAUSE_S", 0)
+    seeded(tmp_path / "m.db", pairs=6, old=4)
+    with TrulyMem(tmp_path / "m.db", user_id="u", app_id="p") as mem:
+        before = export(mem)
+        sizes: list[int] = []
+        real = dream_run._apply_step
+
+        def sizing(ctx: Any, journal: Any, a: Any, step: Any, *rest: Any) -> None:
+            sizes.append(step.used)
+            real(ctx, journal, a, step, *rest)
+        monkeypatch.setattr(dream_run, "_apply_step", sizing)
+        res = run_dream(mem, project_dir=tmp_path, auto=True, emit=lambda _: None, embedder="none")
+        assert res.applied is not None and (res.applied.merged, res.applied.pruned) == (6, 4)
+        # a full first step (four merges), then the floor: one merge, one merge, two prunes, two prunes
+        assert sizes == [8, 2, 2, 2, 2]
+        undo_dream(ToolContext(store=mem.store, scope=mem.scope, now=mem.clock()))
+        assert export(mem) == before
+
+
 def test_an_interrupted_run_is_reported_and_undone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(dream_run, "STEP", 4)
     monkeypatch.setattr(dream_run, "PAUSE_S", 0)

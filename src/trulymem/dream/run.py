@@ -117,7 +117,12 @@ def _retire(store: Store, journal: _Journal, ids: list[str], now: Any, supersede
     store.invalidate_facts(ids, now, superseded_by=superseded_by)
 
 
-STEP = 1000  # memories changed per transaction: other writers wait for one step, not the whole run
+STEP = 1000  # most memories changed per transaction: other writers wait for one step, not the whole run
+# ... and about this long holding the write lock: on a loaded machine a step of STEP memories can
+# outlast another writer's busy timeout, so the next steps shrink to fit (never below MIN_STEP).
+STEP_S = 0.25
+MIN_STEP = 50
+FIRST_STEP = 200  # before any pace is known
 # Between steps the lock is left free this long: SQLite's busy handler retries every 100 ms, and
 # a writer waiting on a run that starts its next step at once would never get in.
 PAUSE_S = 0.1
@@ -128,23 +133,26 @@ def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice]
     """Apply merges, the chosen side of each conflict (``choices[i]`` for conflict i;
     missing or ``None`` = skip) and prunes, in the seed's order, as one journaled run.
 
-    The run is written in steps of at most ``STEP`` memories, each one transaction with
-    its journal entries, so other users' writers never wait long for the write lock. Each
-    merge, resolution and prune is whole; the run is marked ``applying`` until its last
-    step, so one interrupted half-way is reported and ``undo`` puts back what it did.
-    Memories changed by someone else between steps are left alone (counted as skipped)."""
+    The run is written in steps of at most ``STEP`` memories (fewer when a step takes
+    longer than ``STEP_S``), each one transaction with its journal entries, so other
+    users' writers never wait long for the write lock. Each merge, resolution and prune
+    is whole; the run is marked ``applying`` until its last step, so one interrupted
+    half-way is reported and ``undo`` puts back what it did. Memories changed by someone
+    else between steps are left alone (counted as skipped)."""
     store, now = ctx.store, ctx.now
     run = Applied(run_id=new_id())
     record = Run(id=run.run_id, kind=KIND, user_id=ctx.scope.user_id or "", agent_id=ctx.scope.agent_id,
                  app_id=ctx.scope.app_id, created_at=now, summary={"state": "applying", "auto": auto})
-    steps = _steps(analysis, choices)
+    plan = _plan(analysis, choices)
     unresolved = sum(1 for i in range(len(analysis.conflicts)) if choices.get(i) is None)
     run.skipped = unresolved
-    seq = 0
+    seq, budget = 0, min(STEP, FIRST_STEP)
     with store.transaction(write=False):
         _check_unchanged(store, analysis)  # the report still holds: else nothing is applied
-    for k, step in enumerate(steps):
-        last = k == len(steps) - 1
+    while True:
+        step = plan.take(budget)
+        last = plan.done()
+        started = time.perf_counter()
         with store.transaction():
             journal = _Journal(store)
             _apply_step(ctx, journal, analysis, step, branch, run)
@@ -158,9 +166,16 @@ def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice]
                                   "resolved": run.resolved, "skipped": run.skipped, "auto": auto}
             store.save_run(record, changes, first_seq=seq)
             seq += len(changes)
-        if not last:
-            time.sleep(PAUSE_S)
-    return run
+        if last:
+            return run
+        budget = _next_budget(step.used, time.perf_counter() - started)
+        time.sleep(PAUSE_S)
+
+
+def _next_budget(size: int, elapsed: float) -> int:
+    """The next step's size: what the last step's pace fits in ``STEP_S``, within bounds."""
+    fits = STEP if elapsed <= 0 else int(size * STEP_S / elapsed)
+    return max(min(MIN_STEP, STEP), min(STEP, fits))
 
 
 @dataclass
@@ -168,33 +183,49 @@ class _Step:
     merges: list[int] = field(default_factory=list)      # indexes into analysis.merges
     resolves: list[tuple[str, str]] = field(default_factory=list)  # (loser, winner)
     prunes: list[str] = field(default_factory=list)
+    used: int = 0  # memories it changes
 
     def size(self) -> int:
         return len(self.resolves) + len(self.prunes) + len(self.merges)
 
 
-def _steps(a: Analysis, choices: dict[int, Choice]) -> list[_Step]:
-    """The run cut into steps of at most ``STEP`` changed memories, in the seed's order
-    (merges, then resolved conflicts, then prunes); always at least one step."""
-    steps = [_Step()]
-    used = 0
+@dataclass
+class _Plan:
+    """The run's changes in the seed's order (merges, then resolved conflicts, then
+    prunes), handed out a step at a time."""
+    units: list[tuple[str, Any, int]]  # kind, what, memories changed
+    pos: int = 0
 
-    def room(n: int) -> _Step:
-        nonlocal used
-        if used and used + n > STEP:
-            steps.append(_Step())
-            used = 0
-        used += n
-        return steps[-1]
-    for k, g in enumerate(a.merges):
-        room(len(g.items)).merges.append(k)
+    def done(self) -> bool:
+        return self.pos >= len(self.units)
+
+    def take(self, budget: int) -> _Step:
+        """The next step: whole units up to ``budget`` memories (one unit even if larger;
+        an empty step when nothing is left, so a run always has at least one)."""
+        step = _Step()
+        while not self.done():
+            kind, what, n = self.units[self.pos]
+            if step.used and step.used + n > budget:
+                break
+            if kind == "merge":
+                step.merges.append(what)
+            elif kind == "resolve":
+                step.resolves.append(what)
+            else:
+                step.prunes.append(what)
+            step.used += n
+            self.pos += 1
+        return step
+
+
+def _plan(a: Analysis, choices: dict[int, Choice]) -> _Plan:
+    units: list[tuple[str, Any, int]] = [("merge", k, len(g.items)) for k, g in enumerate(a.merges)]
     for i, c in enumerate(a.conflicts):
         if choices.get(i) is not None:
             winner, loser = (c.a, c.b) if choices[i] == "A" else (c.b, c.a)
-            room(1).resolves.append((loser.id, winner.id))
-    for p in a.prunes:
-        room(1).prunes.append(p.item.id)
-    return steps
+            units.append(("resolve", (loser.id, winner.id), 1))
+    units += [("prune", p.item.id, 1) for p in a.prunes]
+    return _Plan(units)
 
 
 def _apply_step(ctx: ToolContext, journal: _Journal, a: Analysis, step: _Step, branch: str | None,
