@@ -274,7 +274,14 @@ class SQLReads(Store):
             return []
         where, params = scope_sql(scope, "f", d)
         wsql, wparams = when_sql(when, d)
-        rows = self._q(d.search.facts.format(where=where, when=wsql), (match, *params, *wparams, limit))
+        sql = d.search.facts
+        if d.search.fact_count is not None and d.search.facts_common is not None:
+            # a relation word matches a share of all facts: the newest few are found by walking
+            # back from the newest fact, not by collecting and sorting every match
+            found = self._q(d.search.fact_count.format(where=where, when=wsql), (match, *params, *wparams, COMMON + 1))
+            if int(found[0][0]) > COMMON:
+                sql = d.search.facts_common
+        rows = self._q(sql.format(where=where, when=wsql), (match, *params, *wparams, limit))
         return [d.fact_row(r) for r in rows]
 
     def neighbor_edges(self, scope: Scope, node_ids: Sequence[str], *, per_node: int,

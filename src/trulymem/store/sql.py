@@ -31,6 +31,10 @@ class TextSearch:
     newest: str  # (match, *{where} params, limit): matching nodes n in {where}, newest first: id
     facts: str  # (match, *{where}, *{when} params, limit): matching facts, newest first: the fact columns
     event_time: str  # nodes n's event time (metadata "time", ISO text in UTC)
+    # optional, as ``facts`` when the match is common: (match, *{where}, *{when} params, cap) counts
+    # matching facts up to the cap; more than ``queries.COMMON`` of them run ``facts_common`` instead
+    fact_count: str | None = None
+    facts_common: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

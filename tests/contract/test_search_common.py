@@ -1,0 +1,38 @@
+"""Fact search by a word most facts carry (a relation word) walks back from the newest fact on
+PostgreSQL instead of sorting every match: the same facts, newest first, as the search that
+collects every match, on SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import triplet
+from trulymem import TrulyMem
+from trulymem.model import Scope
+from trulymem.store import FactQuery, queries
+from trulymem.store.base import When
+
+
+def test_a_common_word_finds_the_newest_matching_facts(mem: TrulyMem, monkeypatch: pytest.MonkeyPatch) -> None:
+    n = queries.COMMON + 20
+    for start in range(0, n, 400):
+        mem.commit([triplet(f"person {i}", "likes", f"thing {i}") for i in range(start, min(n, start + 400))]
+                   + [triplet(f"person {start}", "visited", "Lisbon")])
+    mem.purge({"subject": f"person {n - 1}", "relation": "likes"}, mode="supersede",
+              replacement={"object": "nothing"})
+    scope = Scope(user_id="alice")
+    listed, _ = mem.store.list_facts(FactQuery(scope=scope, relation_keys=["likes"]), None, n + 10)
+    newest = [f.id for f in reversed(listed) if f.invalid_at is None]
+
+    for phrases, limit in (([("likes",)], 7), ([("likes",), ("visited",)], 3), ([("visited",)], 2)):
+        found = mem.store.search_facts(scope, phrases, limit)
+        with monkeypatch.context() as m:
+            m.setattr(queries, "COMMON", 10 * n)  # every match collected and sorted
+            assert mem.store.search_facts(scope, phrases, limit) == found
+        assert len(found) == limit
+        if phrases == [("likes",)]:
+            assert [f.id for f in found] == newest[:limit]
+            assert all(f.subject and f.object for f in found)
+    everything = mem.store.search_facts(scope, [("likes",)], 3, when=When("all"))
+    assert [f.object for f in everything[:2]] == ["nothing", f"thing {n - 1}"]
+    assert mem.store.search_facts(scope, [("likes",)], 3, when=When("invalid"))[0].object == f"thing {n - 1}"
