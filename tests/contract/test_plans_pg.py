@@ -48,3 +48,26 @@ def test_the_existing_triple_lookup_probes_the_unique_index(db: str) -> None:
             plan = " | ".join(r[0] for r in store._q("EXPLAIN " + sql, params))
             assert "facts_active_triple" in plan and "facts_subject" not in plan and "facts_object" not in plan, plan
     mem.close()
+
+
+def _last_analyze(store: Any) -> Any:
+    with store.transaction(write=False):
+        return store._q("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'facts'")[0][0]
+
+
+def test_a_bulk_load_refreshes_planner_statistics_as_it_grows(db: str) -> None:
+    # autovacuum's ANALYZE comes a minute after a load; the store's own comes once the facts it
+    # inserted reach the table's size at the last refresh, so each refresh is some time apart
+    mem = TrulyMem(db, user_id="u", embedder="none")
+    store: Any = mem.store
+    before = _last_analyze(store)  # the emptied test database may keep an earlier test's
+    mem.commit([{"subject": "user", "relation": "saw", "object": f"thing {i}"} for i in range(1500)])
+    assert _last_analyze(store) == before
+    mem.commit([{"subject": "user", "relation": "saw", "object": f"thing {i}"} for i in range(1500, 2100)])
+    first = _last_analyze(store)
+    assert first is not None and first != before
+    with store.transaction(write=False):
+        assert store._q("SELECT reltuples FROM pg_class WHERE relname = 'facts'")[0][0] >= 2000
+    mem.commit([{"subject": "user", "relation": "saw", "object": f"thing {i}"} for i in range(2100, 3000)])
+    assert _last_analyze(store) == first  # 900 more: not yet
+    mem.close()
