@@ -36,3 +36,17 @@ def test_fts_match_quotes_and_phrases() -> None:
     assert fts_match(phrases(["!!!"])) is None
     assert phrases(["Rock", "rock", "ROCK music"]) == [("rock",), ("rock", "music")]
     assert fts_document("Task_1 成语") == "task 1 成语"
+
+
+def test_fts_document_line_by_line_equals_whole_text() -> None:
+    # The document is tokenised one (cached) line at a time: it must equal the whole text's tokens.
+    samples = [
+        ("ep-1", "Rosa: We hiked up the ridge\nTomás: Nice! 我们去爬山了\nabout: hobby hobbies"),
+        ("", "\n\nfirst\r\nsecond line\n\n猫\n娘 cat\n"),
+        ("Ｆｕｌｌ width\nname", "e\u0301t\u00e9\ncafe\u0301 ok"),
+    ]
+    for parts in samples:
+        whole = " ".join(t for part in parts if part for t in tokens(part))
+        assert fts_document(*parts) == whole
+        assert fts_document(*parts) == whole  # again, from the line cache
+    assert fts_document("", "\n \n") == ""

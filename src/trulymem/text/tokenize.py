@@ -43,8 +43,15 @@ def tokens(text: str) -> list[str]:
 
 
 def fts_document(*parts: str) -> str:
-    """The text to index for a row: its tokens joined by spaces."""
-    return " ".join(t for part in parts if part for t in tokens(part))
+    """The text to index for a row: its tokens joined by spaces. Tokenised line by line, each
+    line once: an episode's indexed context repeats its neighbours' lines (no token spans a
+    line break, so the result is the same as tokenising the whole text)."""
+    return " ".join(d for part in parts if part for line in part.split("\n") if (d := _line_document(line)))
+
+
+@lru_cache(maxsize=8192)
+def _line_document(line: str) -> str:
+    return " ".join(tokens(line))
 
 
 def query_terms(query: str) -> list[str]:
