@@ -59,8 +59,9 @@ def fact_where(q: FactQuery, d: Dialect) -> Built:
         _add(clauses, params, (f"({subj} OR {obj})", sp + op))
     if q.source is not None:
         _add(clauses, params, (f"f.source = {d.mark}", [q.source]))
-    for col, text in (("s.key", q.subject_contains), ("f.relation_key", q.relation_contains),
-                      ("o.key", q.object_contains)):
+    for col, text in ((d.endpoint_key.format(alias="s", side="subject"), q.subject_contains),
+                      ("f.relation_key", q.relation_contains),
+                      (d.endpoint_key.format(alias="o", side="object"), q.object_contains)):
         if text is not None:
             _add(clauses, params, (f"{col} LIKE {d.mark} ESCAPE '\\'", [like(text)]))
     _add(clauses, params, when_sql(q.when, d))

@@ -51,11 +51,13 @@ class Dialect:
     vector_node: str  # vector v is node n's
     hint_user: bool  # "+x.user_id" where ids are given: SQLite then looks the ids up by their index
     fact_cols: str  # the columns fact_row reads: facts aliased f, their endpoints s and o
-    fact_from: str  # facts f joined to their endpoints s and o
+    fact_from: str  # facts f (joined to their endpoints s and o when fact_cols or endpoint_key need them)
     node_cols: str  # the columns node_row reads, nodes aliased n
     fact_row: Callable[[Sequence[Any]], Fact]
     node_row: Callable[[Sequence[Any]], Node]
     search: TextSearch
+    # the key of fact f's endpoint node {alias} ("s" on side "subject", "o" on "object")
+    endpoint_key: str = "{alias}.key"
 
     def scope(self, scope: Scope, alias: str) -> tuple[str, list[Any]]:
         return scope_sql(scope, alias, self)

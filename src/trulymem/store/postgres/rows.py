@@ -107,8 +107,11 @@ DIALECT = Dialect(
     endpoint_known_user="f.{side}_id",  # the (user_id, subject_id|object_id) indexes answer directly
     fact_node="f.user_id = n.user_id AND f.{side}_id = n.id", hint_user=False,
     vector_node="v.user_id = n.user_id AND v.node_id = n.id",
-    fact_cols=FACT_COLS, fact_from=FACT_FROM, node_cols=NODE_COLS, fact_row=row_to_fact, node_row=row_to_node,
-    search=SEARCH,
+    # the endpoints' names and keys as subqueries, not joins: planning the joins cost more than
+    # running a lookup of facts by id (0.75 vs 0.38 ms)
+    fact_cols=FACT_COLS_NAMED, fact_from="facts f",
+    endpoint_key="(SELECT {alias}.key FROM nodes {alias} WHERE {alias}.user_id = f.user_id AND {alias}.id = f.{side}_id)",
+    node_cols=NODE_COLS, fact_row=row_to_fact, node_row=row_to_node, search=SEARCH,
 )
 
 
