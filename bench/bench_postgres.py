@@ -7,7 +7,9 @@ Debian's binaries started here, durability settings as a test cluster's) it meas
    fresh database (``--runs`` times), and ``--multi-facts`` spread over ``--users`` users;
 2. ``memory_recall`` at depth 2 on the one-user database (p50/p95 over ``--queries``);
 3. HTTP recall: ``trulymem serve --workers 4`` answering POST /v1/tools/memory_recall at
-   ``--rate`` requests/s (open loop, 4 client processes) for ``--http-seconds``;
+   ``--rate`` requests/s for ``--http-seconds`` (an open-loop generator in its own process:
+   latency from when each request was due; its CPU and send lag reported, and the CPU per
+   request of the workers and of the database server);
 4. ``--writers`` writer processes committing for ``--writer-seconds``: errors, and
    acknowledged facts missing afterwards (lost writes).
 
@@ -130,29 +132,81 @@ def recall_run(db: str, queries: list[str], server_cpu: Callable[[], float]) -> 
             "server_cpu_ms_per_call": scpu * 1000 / len(queries)}
 
 
+# The load generator: one process, open loop. Request i is due at start + i/rate and is sent
+# then whether or not earlier ones have answered (on an idle keep-alive connection, or a new
+# one); its latency counts from when it was due, so a server (or generator) that falls behind
+# shows in the figures instead of slowing the sending. Raw HTTP/1.1 over asyncio streams: an
+# HTTP client library's own CPU per request would compete with the server on 2 cores. It
+# reports its CPU time and how late it started each request (its own lag) beside the latencies.
 HTTP_CLIENT = """
-import json, sys, time, httpx
-url, rate, seconds, queries = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), json.loads(sys.argv[4])
-lat, errors, late = [], 0, 0
-with httpx.Client(base_url=url, timeout=10) as c:
-    start = time.perf_counter()
-    i = 0
-    while (due := start + i / rate) < start + seconds:
-        now = time.perf_counter()
-        if now < due:
-            time.sleep(due - now)
+import asyncio, json, sys, time
+host, port, rate, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+bodies = [json.dumps({"query_intent": q, "depth": 2}).encode() for q in json.loads(sys.argv[5])]
+reqs = [b"POST /v1/tools/memory_recall HTTP/1.1\\r\\nHost: %s\\r\\nContent-Type: application/json\\r\\n"
+        b"Content-Length: %d\\r\\n\\r\\n%s" % (host.encode(), len(b), b) for b in bodies]
+lat, lag, late = [], [], []
+out = {"errors": 0, "connections": 0}
+MAX_CONNECTIONS = 64
+
+async def one(i, due):
+    late.append((time.perf_counter() - due) * 1000)  # the generator's own lag
+    conn = None
+    try:
+        if not idle.empty() or out["connections"] >= MAX_CONNECTIONS:
+            conn = await idle.get()  # every connection busy: wait for one (the wait counts as latency)
         else:
-            late += 1
-        t0 = time.perf_counter()
-        try:
-            r = c.post("/v1/tools/memory_recall", json={"query_intent": queries[i % len(queries)], "depth": 2})
-            errors += r.status_code != 200
-        except httpx.HTTPError:
-            errors += 1
-        lat.append((time.perf_counter() - t0) * 1000)
+            out["connections"] += 1
+            conn = await asyncio.open_connection(host, port)
+        lag.append((time.perf_counter() - due) * 1000)
+        reader, writer = conn
+        writer.write(reqs[i % len(reqs)])
+        head = await reader.readuntil(b"\\r\\n\\r\\n")
+        size = next(int(line.split(b":")[1]) for line in head.split(b"\\r\\n") if line.lower().startswith(b"content-length:"))
+        await reader.readexactly(size)
+        lat.append((time.perf_counter() - due) * 1000)
+        out["errors"] += head[9:12] != b"200"
+        idle.put_nowait(conn)
+    except (OSError, asyncio.IncompleteReadError, StopIteration, ValueError):
+        out["errors"] += 1
+        out["connections"] -= 1
+        if conn is not None:
+            conn[1].close()
+
+async def main():
+    global idle
+    idle = asyncio.Queue()  # keep-alive connections between requests
+    start = time.perf_counter() + 0.05
+    tasks, i = [], 0
+    while (due := start + i / rate) < start + seconds:
+        if (wait := due - time.perf_counter()) > 0:
+            await asyncio.sleep(wait)
+        tasks.append(asyncio.create_task(one(i, due)))
         i += 1
-print(json.dumps({"lat": lat, "errors": errors, "late": late}))
+    await asyncio.gather(*tasks)
+
+c0 = time.process_time()
+asyncio.run(main())
+print(json.dumps({"lat": lat, "lag": lag, "late": late, "sent": len(lag), **out, "cpu_s": time.process_time() - c0}))
 """
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds of a process and its children (a server and its workers)."""
+    import psutil
+
+    total = 0.0
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.NoSuchProcess:
+            pass
+    return total
 
 
 def http_run(db: str, queries: list[str], rate: float, seconds: float, server_cpu: Callable[[], float]) -> dict[str, float]:
@@ -174,19 +228,24 @@ def http_run(db: str, queries: list[str], rate: float, seconds: float, server_cp
             if time.monotonic() > deadline:
                 raise RuntimeError("the server did not start")
             time.sleep(0.2)
-        time.sleep(2)  # every worker up
-        s0 = server_cpu()
-        clients = [subprocess.Popen([sys.executable, "-c", HTTP_CLIENT, url, str(rate / 4), str(seconds),
-                                     json.dumps(queries[k::4])], stdout=subprocess.PIPE, text=True) for k in range(4)]
-        results = [json.loads(c.communicate()[0]) for c in clients]
-        scpu = server_cpu() - s0
+        with httpx.Client(base_url=url, timeout=30) as c:  # every worker's pool and caches warm
+            for q in queries[:40]:
+                c.post("/v1/tools/memory_recall", json={"query_intent": q, "depth": 2})
+        s0, w0 = server_cpu(), _tree_cpu(server.pid)
+        gen = subprocess.run([sys.executable, "-c", HTTP_CLIENT, "127.0.0.1", str(port), str(rate), str(seconds),
+                              json.dumps(queries)], capture_output=True, text=True, check=True)
+        r = json.loads(gen.stdout)
+        scpu, wcpu = server_cpu() - s0, _tree_cpu(server.pid) - w0
     finally:
         server.terminate()
         server.wait(30)
-    lat = sorted(x for r in results for x in r["lat"])
+    lat, lag, late = sorted(r["lat"]), sorted(r["lag"]), sorted(r["late"])
+    n = max(1, len(lat))
     return {"p50_ms": pct(lat, 0.5), "p95_ms": pct(lat, 0.95), "achieved_rps": len(lat) / seconds,
-            "errors": sum(r["errors"] for r in results), "late_sends": sum(r["late"] for r in results),
-            "db_server_cpu_s": scpu}
+            "errors": r["errors"], "sent": r["sent"], "connections": r["connections"],
+            "generator_lag_p95_ms": pct(late, 0.95), "wait_for_connection_p95_ms": pct(lag, 0.95),
+            "generator_cpu_ms_per_req": r["cpu_s"] * 1000 / n,
+            "workers_cpu_ms_per_req": wcpu * 1000 / n, "db_server_cpu_ms_per_req": scpu * 1000 / n}
 
 
 WRITER = """
@@ -298,6 +357,10 @@ def print_table(report: dict[str, Any], args: argparse.Namespace) -> None:
         (f"HTTP recall p50 / p95 (ms) at {args.rate:.0f} req/s, 4 workers", "http_recall_4_workers",
          ("p50_ms", "p95_ms"), "{:.1f} / {:.1f}"),
         ("  achieved req/s, errors", "http_recall_4_workers", ("achieved_rps", "errors"), "{:.0f}, {:.0f}"),
+        ("  CPU ms per request: workers / database", "http_recall_4_workers",
+         ("workers_cpu_ms_per_req", "db_server_cpu_ms_per_req"), "{:.1f} / {:.1f}"),
+        ("  load generator: CPU ms per request, own lag p95 ms", "http_recall_4_workers",
+         ("generator_cpu_ms_per_req", "generator_lag_p95_ms"), "{:.2f}, {:.1f}"),
         (f"{args.writers} writers {args.writer_seconds:.0f} s: facts/s", "writers", "facts_per_s", "{:,.0f}"),
         ("  errors, lost acknowledged writes", "writers", ("errors", "lost"), "{:.0f}, {:.0f}"),
     ]
