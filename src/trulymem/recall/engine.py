@@ -18,7 +18,7 @@ from trulymem.enrich.profiles import parsed_profile, profile_keys, rank_statemen
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.cache import NodeCache, whole_facts
 from trulymem.recall.config import RecallConfig
-from trulymem.recall.query import ParsedQuery, parse_query, topic_terms
+from trulymem.recall.query import FRAME_WORDS, ParsedQuery, parse_query, topic_terms
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
 from trulymem.recall.rerank import Candidate, rerank
@@ -27,8 +27,8 @@ from trulymem.recall.timeref import time_range_in
 from trulymem.store.base import Edge, FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.stem import stems
-from trulymem.text.stopwords import content_terms
-from trulymem.text.tokenize import count_tokens
+from trulymem.text.stopwords import STOPWORDS, content_terms
+from trulymem.text.tokenize import count_tokens, tokens
 from trulymem.text.topics import asked_topics, topics_of
 
 _TURN_NO = re.compile(r"(\d+)$")
@@ -143,9 +143,17 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         query_vec = embedder.embed_query(" ".join(text_terms))
         rankings["vector"] = [nid for nid, _ in store.vector_search(scope, query_vec, cfg.vector_seeds,
                                                                     model=embedder.name)]
-    if speakers and cfg.profile_seeds and parsed is not None and parsed.question:
+    is_question = parsed is not None and parsed.question
+    if speakers and cfg.profile_seeds and is_question:
         # The named people's own statements on the question's words and topics (enrich/profiles.py).
         rankings["profile"] = _profile_ranking(store, scope, speakers, text_terms, q.query_intent, cfg, q.as_of)
+    known = NodeCache(store, user_scope, q.as_of)
+    if cfg.feedback_docs and cfg.feedback_weight and match and cfg.lexical and is_question and rankings:
+        # Pseudo-relevance feedback: search again with what the best first-pass turns share.
+        extra = _feedback_terms(rankings, text_terms, speakers, known, cfg)
+        if extra:
+            rankings["feedback"] = [nid for nid, _ in store.search_nodes(
+                scope, phrases(content_terms(text_terms) + extra), cfg.seed_nodes)]
     if when.validity != "all":
         # A node whose every fact was invalidated (a forgotten message, a retracted value) is
         # not recalled; include_invalid (history) still finds it.
@@ -154,7 +162,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         rankings = {k: [i for i in ranked if i in live] for k, ranked in rankings.items()}
     for n in named:
         c.node(n.id, 1.0, 0, f"name:{n.name}")
-    weights = {"vector": cfg.vector_weight, "time": cfg.time_weight, "profile": cfg.profile_weight}
+    weights = {"vector": cfg.vector_weight, "time": cfg.time_weight, "profile": cfg.profile_weight,
+               "feedback": cfg.feedback_weight}
     fused = rrf(list(rankings.values()), cfg.fusion_k, [weights.get(name, 1.0) for name in rankings])
     top = max(fused.values(), default=0.0)
     for nid, s in fused.items():
@@ -186,7 +195,6 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     # endpoints' names); each further hop walks one edge beyond. A hop expands the
     # best ``frontier`` nodes first reached at that hop; state nodes reached on the
     # way are leaves (expanding "in_progress" would list every task).
-    known = NodeCache(store, user_scope, q.as_of)
     expanded: set[str] = set()
     for hop in range(0, max(0, min(q.depth, 3)) + 1):
         budget.check("recall")  # recall only reads: it can stop between any two steps
@@ -312,6 +320,27 @@ def _profile_ranking(store: Store, scope: Scope, speakers: set[str], text_terms:
     ranked = rank_statements(parsed, stems(" ".join(text_terms)), list(dict.fromkeys(topics)),
                              cfg.profile_topic_weight, cfg.profile_seeds, on_topic=cfg.profile_on_topic)
     return [episode_id for episode_id, _ in ranked]
+
+
+def _feedback_terms(rankings: dict[str, list[str]], text_terms: list[str], speakers: set[str], known: NodeCache,
+                    cfg: RecallConfig) -> list[str]:
+    """Pseudo-relevance feedback: the words that several of the best ``feedback_docs`` first-pass
+    episodes say and the question does not. An answer spread over turns often shares words
+    with the turns the question found, not with the question."""
+    first = rrf(list(rankings.values()), cfg.fusion_k, [1.0] * len(rankings))
+    top = sorted(first, key=lambda i: -first[i])[: cfg.feedback_docs]
+    known.load(top)
+    asked = {t for term in text_terms for t in tokens(term)} | speakers
+    df: dict[str, int] = {}
+    for nid in top:
+        node = known.get(nid)
+        if node is None or node.type != NodeType.EPISODE:
+            continue
+        said = node.summary or node.name
+        for t in set(tokens(said.split(": ", 1)[-1])):
+            if len(t) > 2 and t not in STOPWORDS and t not in FRAME_WORDS and t not in asked and not t.isdigit():
+                df[t] = df.get(t, 0) + 1
+    return [t for t in sorted(df, key=lambda t: -df[t]) if df[t] > 1][: cfg.feedback_terms]
 
 
 def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: set[str], asked: list[str]) -> None:
