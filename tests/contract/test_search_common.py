@@ -28,6 +28,7 @@ def test_a_common_word_finds_the_newest_matching_facts(mem: TrulyMem, monkeypatc
         found = mem.store.search_facts(scope, phrases, limit)
         with monkeypatch.context() as m:
             m.setattr(queries, "COMMON", 10 * n)  # every match collected and sorted
+            m.setitem(mem.store.__dict__, "_common_seen", set())  # the store's remembered common matches
             assert mem.store.search_facts(scope, phrases, limit) == found
         assert len(found) == limit
         if phrases == [("likes",)]:
@@ -36,3 +37,16 @@ def test_a_common_word_finds_the_newest_matching_facts(mem: TrulyMem, monkeypatc
     everything = mem.store.search_facts(scope, [("likes",)], 3, when=When("all"))
     assert [f.object for f in everything[:2]] == ["nothing", f"thing {n - 1}"]
     assert mem.store.search_facts(scope, [("likes",)], 3, when=When("invalid"))[0].object == f"thing {n - 1}"
+
+
+
+def test_a_word_no_longer_common_still_finds_its_facts(mem: TrulyMem) -> None:
+    # the store remembers that a match was common; after a purge it is rare, and what is
+    # left is still found, newest first
+    mem.commit([triplet(f"person {i}", "likes", f"thing {i}") for i in range(queries.COMMON + 20)])
+    kept = mem.commit([triplet("keeper", "likes", f"tea {i}") for i in range(3)])
+    scope = Scope(user_id="alice")
+    assert len(mem.store.search_facts(scope, [("likes",)], 5)) == 5
+    mem.purge({"subject_contains": "person"}, mode="hard", confirm=True)
+    found = mem.store.search_facts(scope, [("likes",)], 5)
+    assert [f.id for f in found] == [f.id for f in reversed(kept.facts)]

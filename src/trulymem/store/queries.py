@@ -276,14 +276,28 @@ class SQLReads(Store):
         where, params = scope_sql(scope, "f", d)
         wsql, wparams = when_sql(when, d)
         sql = d.search.facts
-        if d.search.fact_count is not None and d.search.facts_common is not None:
+        if d.search.facts_common is not None and self._common_facts(match, where, wsql, [*params, *wparams]):
             # a relation word matches a share of all facts: the newest few are found by walking
             # back from the newest fact, not by collecting and sorting every match
-            found = self._q(d.search.fact_count.format(where=where, when=wsql), (match, *params, *wparams, COMMON + 1))
-            if int(found[0][0]) > COMMON:
-                sql = d.search.facts_common
+            sql = d.search.facts_common
         rows = self._q(sql.format(where=where, when=wsql), (match, *params, *wparams, limit))
         return [d.fact_row(r) for r in rows]
+
+    def _common_facts(self, match: str, where: str, when: str, params: list[Any]) -> bool:
+        """Whether more than ``COMMON`` facts match (``TextSearch.fact_count``). A yes is kept per
+        store (facts are seldom deleted, and a stale yes costs time only: both statements
+        return the same facts); a no is asked again, as a word becomes common."""
+        seen: set[tuple[Any, ...]] = self.__dict__.setdefault("_common_seen", set())
+        key = (match, where, when, *params)
+        if key in seen:
+            return True
+        count = self.dialect.search.fact_count
+        if count is None or int(self._q(count.format(where=where, when=when), (match, *params, COMMON + 1))[0][0]) <= COMMON:
+            return False
+        if len(seen) >= 10_000:
+            seen.clear()
+        seen.add(key)
+        return True
 
     def neighbor_edges(self, scope: Scope, node_ids: Sequence[str], *, per_node: int,
                        when: When = CURRENT) -> list[Edge]:
