@@ -92,5 +92,10 @@ def test_database_at_version_2_gains_the_key_index(raw_url: str, monkeypatch: py
         assert sorted(n.id for n in mem.store.nodes(NodeQuery(scope=Scope(user_id="u"), keys=["alice", "tea"]))) == found
         assert len(found) == 2
     versions, _ = _state(raw_url)
-    assert versions == [1, 2, 3]
+    assert versions == [m[0] for m in schema.MIGRATIONS]
     assert "nodes_user_key" in _node_indexes(raw_url)
+    import psycopg
+
+    with psycopg.connect(raw_url) as conn:  # migration 4
+        options = conn.execute("SELECT reloptions FROM pg_class WHERE relname = 'facts_tsv'").fetchone()
+    assert options is not None and "fastupdate=on" in options[0]
