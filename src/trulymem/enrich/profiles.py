@@ -21,12 +21,12 @@ statements on a question's words and topics with one node read
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from trulymem.text.normalize import name_key
-from trulymem.text.topics import TOPICS, instance_stems, topics_in
+from trulymem.text.topics import TOPICS, instance_stems, topic_node, topics_in
 from trulymem.text.turns import is_self_statement
 
 OTHER = "other"  # the profile of self-statements no lexicon topic covers
@@ -37,6 +37,18 @@ STATED_IN = "stated_in"
 
 def profile_name(speaker: str, topic: str) -> str:
     return f"{speaker} · {topic}"
+
+
+_TOPIC_KEYS = frozenset(name_key(topic_node(t)) for t in TOPICS)
+
+
+def is_enrichment_node(name: str, meta: Mapping[str, Any]) -> bool:
+    """A node the rule-based enrichment made to link turns — a speaker's profile on a topic
+    (its metadata indexes turns by topic) or a topic — not a memory in itself: recall walks
+    through it and does not return it."""
+    if isinstance(meta.get("turns"), dict) and isinstance(meta.get("topic"), str):
+        return True
+    return name_key(name) in _TOPIC_KEYS
 
 
 def profile_keys(speaker_keys: Iterable[str]) -> list[str]:

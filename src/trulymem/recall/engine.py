@@ -14,7 +14,7 @@ from datetime import datetime
 
 from trulymem import budget
 from trulymem.embed.base import Embedder
-from trulymem.enrich.profiles import parsed_profile, profile_keys, rank_statements
+from trulymem.enrich.profiles import is_enrichment_node, parsed_profile, profile_keys, rank_statements
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.cache import NodeCache, whole_facts
 from trulymem.recall.config import RecallConfig
@@ -241,10 +241,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
 
     # --- rank and cut --------------------------------------------------------
     budget.check("recall")
-    fact_ids = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))[: q.limit]
-    whole = whole_facts(store, scope, fact_ids, c.whole)
-    kept_facts = [whole[i] for i in fact_ids]
-    node_ids = sorted(c.node_score, key=lambda i: (-c.node_score[i], i))[: q.limit]
+    kept_facts = _returned_facts(store, scope, c, known, q.limit)
+    node_ids = _returned_nodes(c, known, q.limit)
     for f in kept_facts:  # endpoints of kept facts are always described
         for nid in (f.subject_id, f.object_id):
             if nid not in c.node_score:
@@ -274,6 +272,40 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         rnodes, rfacts = fit_budget(rnodes, rfacts, q.max_tokens)
     text = render_text(rnodes, rfacts)
     return RecallResult(query_intent=q.query_intent, nodes=rnodes, facts=rfacts, text=text, tokens=count_tokens(text))
+
+
+def _returned_facts(store: Store, scope: Scope, c: _Collector, known: NodeCache, limit: int) -> list[Fact]:
+    """The best ``limit`` facts that touch no enrichment node (``_returned_nodes``), read whole."""
+    ranked = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))
+    out: list[Fact] = []
+    for start in range(0, len(ranked), max(limit, 1)):
+        chunk = ranked[start : start + max(limit, 1)]
+        whole = whole_facts(store, scope, chunk, c.whole)
+        known.load({n for i in chunk for n in (whole[i].subject_id, whole[i].object_id)})
+        out += [whole[i] for i in chunk
+                if not _enrichment(known, whole[i].subject_id) and not _enrichment(known, whole[i].object_id)]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def _returned_nodes(c: _Collector, known: NodeCache, limit: int) -> list[str]:
+    """The best ``limit`` nodes that exist and are memories: the profile and topic nodes the
+    enrichment made are how recall reaches turns, not what it returns."""
+    ranked = sorted(c.node_score, key=lambda i: (-c.node_score[i], i))
+    out: list[str] = []
+    for start in range(0, len(ranked), max(limit, 1)):
+        chunk = ranked[start : start + max(limit, 1)]
+        known.load(chunk)
+        out += [n for n in chunk if known.get(n) is not None and not _enrichment(known, n)]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def _enrichment(known: NodeCache, node_id: str) -> bool:
+    node = known.get(node_id)
+    return node is not None and is_enrichment_node(node.name, node.metadata)
 
 
 def fit_budget(nodes: list[RecalledNode], facts: list[RecalledFact],

@@ -106,6 +106,11 @@ def asked_topics(question: str) -> list[str]:
     return [t for t in _LEXICON if t in found]
 
 
+def topic_node(topic: str) -> str:
+    """The name of the node that links the episodes about ``topic``."""
+    return f"topic {topic}"
+
+
 def topic_line(topics: list[str]) -> str:
     """The line added to an episode's indexed context: the words questions use for its topics."""
     if not topics:

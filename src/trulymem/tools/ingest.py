@@ -35,7 +35,7 @@ from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
 from trulymem.text.stem import stems
 from trulymem.text.stopwords import STOPWORDS
-from trulymem.text.topics import topic_line, topics_in
+from trulymem.text.topics import topic_line, topic_node, topics_in
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, embedded_writes, gc_paused, register
 from trulymem.tools.commit import TripletIn, commit_triplets
 from trulymem.tools.fields import Label, Name, Text
@@ -200,7 +200,7 @@ def _store_messages(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str
             entities.add(name)
         said = stems(m.text)
         topics = topics_in(said) if inp.topics else []
-        triplets.extend(TripletIn(subject=episode, relation="about", object=f"topic {t}", **link) for t in topics)
+        triplets.extend(TripletIn(subject=episode, relation="about", object=topic_node(t), **link) for t in topics)
         in_profiles = profile_topics(m.text, said, topics if inp.topics else None) if inp.profiles else []
         by_model = [t for t in read.get(i, []) if t not in in_profiles]
         triplets.extend(_profile_links(m.speaker, episode, in_profiles, profiles, link))
