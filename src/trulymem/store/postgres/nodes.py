@@ -12,6 +12,7 @@ from trulymem.model import Node, NodeType, Scope, new_id
 from trulymem.store.base import NodeSpec, by_key
 from trulymem.store.postgres.connection import PostgresBase
 from trulymem.store.postgres.rows import NODE_COLS, chunks, dump_json, load_json, node_tsv, row_to_node
+from trulymem.store.postgres.text import prime
 
 
 class NodeMixin(PostgresBase):
@@ -34,6 +35,7 @@ class NodeMixin(PostgresBase):
         missing = [wanted[k] for k in wanted if k not in found]
         for chunk in chunks(missing):
             ids = [new_id() for _ in chunk]
+            prime([s.name for s in chunk])
             # ON CONFLICT: a writer of another process may have created the same name meanwhile
             rows = self._q(
                 "INSERT INTO nodes(user_id, id, agent_id, app_id, name, key, type, created_at, updated_at, tsv) "
