@@ -166,8 +166,9 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                "feedback": cfg.feedback_weight}
     fused = rrf(list(rankings.values()), cfg.fusion_k, [weights.get(name, 1.0) for name in rankings])
     top = max(fused.values(), default=0.0)
+    members = {name: set(ranked) for name, ranked in rankings.items()}
     for nid, s in fused.items():
-        how = "+".join(name for name, ranked in rankings.items() if nid in ranked)
+        how = "+".join(name for name, ranked in members.items() if nid in ranked)
         c.node(nid, 0.85 * s / top, 0, how)
     if match and cfg.lexical:
         hits_f = store.search_facts(scope, match, cfg.seed_facts, when=when)
@@ -250,15 +251,16 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             if nid not in node_ids:
                 node_ids.append(nid)
     known.load(node_ids)
+    # Built without validation: every field comes typed from the store (~160 per recall at limit 100).
     rnodes = [
-        RecalledNode(
+        RecalledNode.model_construct(
             id=node.id, name=node.name, type=node.type, summary=node.summary, metadata=node.metadata,
             score=round(c.node_score[node.id], 4), hop=c.node_hop[node.id], why=c.node_why[node.id],
             created_at=node.created_at)
         for nid in node_ids if (node := known.get(nid)) is not None
     ]
     rfacts = [
-        RecalledFact(
+        RecalledFact.model_construct(
             id=f.id, subject=f.subject or "", relation=f.relation, object=f.object or "", kind=f.kind.value,
             confidence=f.confidence, speculation=f.speculation, pinned=f.pinned, type=f.type,
             valid=f.invalid_at is None if q.as_of is None else f.valid_as_of(q.as_of),
@@ -275,18 +277,14 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
 
 
 def _returned_facts(store: Store, scope: Scope, c: _Collector, known: NodeCache, limit: int) -> list[Fact]:
-    """The best ``limit`` facts that touch no enrichment node (``_returned_nodes``), read whole."""
-    ranked = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))
-    out: list[Fact] = []
-    for start in range(0, len(ranked), max(limit, 1)):
-        chunk = ranked[start : start + max(limit, 1)]
-        whole = whole_facts(store, scope, chunk, c.whole)
-        known.load({n for i in chunk for n in (whole[i].subject_id, whole[i].object_id)})
-        out += [whole[i] for i in chunk
-                if not _enrichment(known, whole[i].subject_id) and not _enrichment(known, whole[i].object_id)]
-        if len(out) >= limit:
-            break
-    return out[:limit]
+    """The best ``limit`` facts, read whole, less those that touch an enrichment node
+    (``_returned_nodes``). Not refilled from further down: at LoCoMo's limit of 100 most
+    candidate facts link turns to profiles and topics, and reading on cost a third of recall."""
+    fact_ids = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))[:limit]
+    whole = whole_facts(store, scope, fact_ids, c.whole)
+    known.load({n for i in fact_ids for n in (whole[i].subject_id, whole[i].object_id)})
+    return [whole[i] for i in fact_ids
+            if not _enrichment(known, whole[i].subject_id) and not _enrichment(known, whole[i].object_id)]
 
 
 def _returned_nodes(c: _Collector, known: NodeCache, limit: int) -> list[str]:
@@ -294,18 +292,18 @@ def _returned_nodes(c: _Collector, known: NodeCache, limit: int) -> list[str]:
     enrichment made are how recall reaches turns, not what it returns."""
     ranked = sorted(c.node_score, key=lambda i: (-c.node_score[i], i))
     out: list[str] = []
-    for start in range(0, len(ranked), max(limit, 1)):
-        chunk = ranked[start : start + max(limit, 1)]
+    start = 0
+    while len(out) < limit and start < len(ranked):
+        chunk = ranked[start : start + limit - len(out)]  # then only as many more as were left out
+        start += len(chunk)
         known.load(chunk)
         out += [n for n in chunk if known.get(n) is not None and not _enrichment(known, n)]
-        if len(out) >= limit:
-            break
-    return out[:limit]
+    return out
 
 
 def _enrichment(known: NodeCache, node_id: str) -> bool:
     node = known.get(node_id)
-    return node is not None and is_enrichment_node(node.name, node.metadata)
+    return node is not None and node.type != NodeType.EPISODE and is_enrichment_node(node.name, node.metadata)
 
 
 def fit_budget(nodes: list[RecalledNode], facts: list[RecalledFact],
@@ -369,7 +367,7 @@ def _feedback_terms(rankings: dict[str, list[str]], text_terms: list[str], speak
         if node is None or node.type != NodeType.EPISODE:
             continue
         said = node.summary or node.name
-        for t in set(tokens(said.split(": ", 1)[-1])):
+        for t in dict.fromkeys(tokens(said.split(": ", 1)[-1])):  # in order: ties go to the best turns
             if len(t) > 2 and t not in STOPWORDS and t not in FRAME_WORDS and t not in asked and not t.isdigit():
                 df[t] = df.get(t, 0) + 1
     return [t for t in sorted(df, key=lambda t: -df[t]) if df[t] > 1][: cfg.feedback_terms]
