@@ -37,7 +37,7 @@ def test_feedback_reaches_a_turn_that_shares_no_word_with_the_question(mem: Trul
     _ingest(mem)
     question = "What came of the orchard harvest?"
     on = _found(mem, question, RecallConfig(feedback_docs=10, feedback_terms=8, feedback_weight=0.3))
-    off = _found(mem, question, RecallConfig(feedback_docs=0))
+    off = _found(mem, question, RecallConfig())  # off by default
     assert any("feedback" in w for w in on["S3:1"])  # the cider turn, by "apples" and "pears"
     assert not any("feedback" in w for why in off.values() for w in why)
     assert on["S1:1"][0].startswith("text") and on["S2:1"][0].startswith("text")

@@ -40,10 +40,12 @@ class RecallConfig:
     profile_topic_weight: float = 1.0    # a statement on a topic the question is about, beside its words
     profile_instance_topics: bool = True  # the topics of the question's instance words count ("paint": art)
     profile_on_topic: bool = True  # only statements on a topic the question is about
-    feedback_docs: int = 10       # best first-pass turns whose shared words are searched again (0: no feedback)
-    feedback_terms: int = 8       # words taken from them: those most of them say that the question does not
-    feedback_weight: float = 0.3  # that search's weight in the fusion (LoCoMo tune: R@10 +1.0 for ~2 ms CPU;
-                                  # 0.2 gained nothing, the new words searched alone lost 4 points)
+    feedback_docs: int = 0        # best first-pass turns whose shared words are searched again (0: no feedback);
+                                  # off: on LoCoMo tune 10 gained R@10 +1.0 (none in multi-hop or open-domain) for
+                                  # +2 ms CPU at p50 and +4 at p95 against a 15 ms target, and heldout lost 0.3
+    feedback_terms: int = 8       # words taken from them: those several of them say that the question does not
+    feedback_weight: float = 0.3  # that search's weight in the fusion (0.2 gained nothing on tune; the new words
+                                  # searched without the question's lost 4 points)
     rerank: RerankWeights = field(default_factory=RerankWeights)
     rerank_depth: int = 60        # best candidates looked at again by the reranker
 
