@@ -181,6 +181,7 @@ def _store_messages(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str
     profiles = ProfileIndex(stored={n.key for n in ctx.store.nodes(NodeQuery(
         scope=ns, keys=profile_keys(speakers), types=[NodeType.INFO]))} if inp.profiles or read else set())
     changed: dict[str, tuple[str, dict[str, Any]]] = {}  # episode id -> its summary and metadata, written last
+    writers: dict[str, ToolContext] = {}
     for i, m in enumerate(inp.messages):
         when: datetime = m.timestamp or ctx.now
         session = m.session or scope.session_id or "session"
@@ -206,8 +207,10 @@ def _store_messages(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str
         triplets.extend(_profile_links(m.speaker, episode, in_profiles, profiles, link))
         triplets.extend(_profile_links(m.speaker, episode, by_model, profiles, {**link, "source": SOURCE}))
         in_profiles += by_model
-        turn = ctx.beside(scope.agent_id, scope.app_id)
-        turn.scope = turn.scope.replace(session_id=session)
+        turn = writers.get(session)
+        if turn is None:  # one writing context per session (commit_triplets only reads it)
+            turn = writers[session] = ctx.beside(scope.agent_id, scope.app_id)
+            turn.scope = turn.scope.replace(session_id=session)
         done = commit_triplets(turn, triplets, turn_id=m.id, message_ids=[m.id] if m.id else [])
         total += len(done)
         node_id = done[0][0].object_id
