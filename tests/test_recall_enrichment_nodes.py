@@ -47,3 +47,20 @@ def test_a_node_a_user_names_like_a_topic_word_is_still_a_memory() -> None:
     assert not is_enrichment_node("user · notes", {"topic": "notes"})  # no turn index: not a profile
     assert is_enrichment_node("Ola · pets", {"speaker": "Ola", "topic": "pets", "turns": {}})
     assert is_enrichment_node("Topic  Music", {})
+
+
+def test_facts_left_out_are_replaced_from_further_down(mem: TrulyMem) -> None:
+    """Leaving out the facts that touch scaffolding must not shrink what recall returns
+    while real facts sit below the cut."""
+    mem.run("memory_ingest", {"messages": [
+        {"speaker": who, "text": text, "id": f"c{i}", "session": "chat", "timestamp": T0.isoformat()}
+        for i, (who, text) in enumerate(CHAT)]})
+    mem.commit([{"subject": "user", "relation": "likes", "object": "kayaking"},
+                {"subject": "user", "relation": "hobby", "object": "kayaking on fjords"},
+                {"subject": "sister", "relation": "sister_of", "object": "user"}])
+    with mem.store.transaction(write=False):
+        wide = recall(mem.store, mem.scope, RecallQuery("kayaking", depth=2, limit=40), mem.clock())
+        assert len(wide.facts) > 10  # there is more than one page of real facts to return
+        res = recall(mem.store, mem.scope, RecallQuery("kayaking", depth=2, limit=10), mem.clock())
+        assert len(res.facts) == 10
+        assert [f.id for f in res.facts] == [f.id for f in wide.facts][:10]  # the same best, in order

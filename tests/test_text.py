@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from trulymem.text import fts_document, fts_match, name_key, phrases, query_terms, relation_key
 from trulymem.text.tokenize import tokens
 
@@ -50,3 +52,18 @@ def test_fts_document_line_by_line_equals_whole_text() -> None:
         assert fts_document(*parts) == whole
         assert fts_document(*parts) == whole  # again, from the line cache
     assert fts_document("", "\n \n") == ""
+
+
+def test_the_c_stemmer_stems_as_the_pure_python_one() -> None:
+    """PyStemmer (a dependency for speed) must not change what is indexed: the same stems as
+    snowballstemmer's own Python stemmer, over the words of this project's own text."""
+    import re
+
+    import Stemmer  # type: ignore[import-not-found,unused-ignore]
+    from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped,unused-ignore]
+
+    root = Path(__file__).resolve().parents[1]
+    text = " ".join(p.read_text(encoding="utf-8") for p in [root / "README.md", *root.glob("docs/*.md")])
+    words = sorted({w.lower() for w in re.findall(r"[A-Za-z]{2,}", text)})
+    assert len(words) > 2000
+    assert Stemmer.Stemmer("english").stemWords(words) == EnglishStemmer().stemWords(words)

@@ -82,6 +82,12 @@ def test_a_run_in_steps_undoes_exactly(tmp_path: Path, monkeypatch: pytest.Monke
         assert export(mem) == before
 
 
+def test_the_next_step_fits_the_last_one_s_pace() -> None:
+    assert dream_run._next_budget(200, 0.05) == dream_run.STEP  # fast: grows, up to STEP
+    assert dream_run._next_budget(200, 0.5) == 100  # 0.25 s at 400 a second
+    assert dream_run._next_budget(200, 10.0) == dream_run.MIN_STEP  # slow: never below the floor
+
+
 def test_steps_shrink_when_one_holds_the_lock_too_long(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a loaded machine a full step can outlast another writer's busy timeout: the
     next steps are sized to what the last one's pace fits in STEP_S (here: none fits)."""

@@ -152,8 +152,8 @@ def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice]
     while True:
         step = plan.take(budget)
         last = plan.done()
-        started = time.perf_counter()
         with store.transaction():
+            started = time.perf_counter()  # once the lock is held: waiting for it is not holding it
             journal = _Journal(store)
             _apply_step(ctx, journal, analysis, step, branch, run)
             if last and auto and unresolved:
@@ -184,9 +184,6 @@ class _Step:
     resolves: list[tuple[str, str]] = field(default_factory=list)  # (loser, winner)
     prunes: list[str] = field(default_factory=list)
     used: int = 0  # memories it changes
-
-    def size(self) -> int:
-        return len(self.resolves) + len(self.prunes) + len(self.merges)
 
 
 @dataclass

@@ -148,18 +148,15 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         # The named people's own statements on the question's words and topics (enrich/profiles.py).
         rankings["profile"] = _profile_ranking(store, scope, speakers, text_terms, q.query_intent, cfg, q.as_of)
     known = NodeCache(store, user_scope, q.as_of)
-    if cfg.feedback_docs and cfg.feedback_weight and match and cfg.lexical and is_question and rankings:
-        # Pseudo-relevance feedback: search again with what the best first-pass turns share.
-        extra = _feedback_terms(rankings, text_terms, speakers, known, cfg)
-        if extra:
-            rankings["feedback"] = [nid for nid, _ in store.search_nodes(
-                scope, phrases(content_terms(text_terms) + extra), cfg.seed_nodes)]
     if when.validity != "all":
         # A node whose every fact was invalidated (a forgotten message, a retracted value) is
         # not recalled; include_invalid (history) still finds it.
         live = store.live_nodes(list({*(n.id for n in named), *(i for r in rankings.values() for i in r)}), when)
         named = [n for n in named if n.id in live]
         rankings = {k: [i for i in ranked if i in live] for k, ranked in rankings.items()}
+    if cfg.feedback_docs and cfg.feedback_weight and match and cfg.lexical and is_question and rankings:
+        # after the live filter: a forgotten turn's words must not steer the search
+        rankings["feedback"] = _feedback_ranking(store, scope, rankings, text_terms, speakers, known, cfg, when)
     for n in named:
         c.node(n.id, 1.0, 0, f"name:{n.name}")
     weights = {"vector": cfg.vector_weight, "time": cfg.time_weight, "profile": cfg.profile_weight,
@@ -276,15 +273,27 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     return RecallResult(query_intent=q.query_intent, nodes=rnodes, facts=rfacts, text=text, tokens=count_tokens(text))
 
 
+_MIN_CHUNK = 16  # a refill reads at least this many more, not one query per node left out
+
+
 def _returned_facts(store: Store, scope: Scope, c: _Collector, known: NodeCache, limit: int) -> list[Fact]:
-    """The best ``limit`` facts, read whole, less those that touch an enrichment node
-    (``_returned_nodes``). Not refilled from further down: at LoCoMo's limit of 100 most
-    candidate facts link turns to profiles and topics, and reading on cost a third of recall."""
-    fact_ids = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))[:limit]
-    whole = whole_facts(store, scope, fact_ids, c.whole)
-    known.load({n for i in fact_ids for n in (whole[i].subject_id, whole[i].object_id)})
-    return [whole[i] for i in fact_ids
-            if not _enrichment(known, whole[i].subject_id) and not _enrichment(known, whole[i].object_id)]
+    """The best ``limit`` facts, read whole, leaving out those that touch an enrichment node
+    (``_returned_nodes``) and reading further down the ranking in their place. Endpoints are
+    judged from the light edges (types first; episodes are never enrichment, so only other
+    nodes are read whole): a fact left out is never read."""
+    ranked = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))
+    kept: list[str] = []
+    start = 0
+    while len(kept) < limit and start < len(ranked):
+        chunk = ranked[start : start + _chunk(limit - len(kept), start)]
+        start += len(chunk)
+        ends = {n for i in chunk for n in (c.facts[i].subject_id, c.facts[i].object_id)}
+        known.load_types(ends)
+        known.load([n for n in ends if known.types.get(n, NodeType.EPISODE) != NodeType.EPISODE])
+        kept += [i for i in chunk if not _enrichment(known, c.facts[i].subject_id)
+                 and not _enrichment(known, c.facts[i].object_id)][: limit - len(kept)]
+    whole = whole_facts(store, scope, kept, c.whole)
+    return [whole[i] for i in kept]
 
 
 def _returned_nodes(c: _Collector, known: NodeCache, limit: int) -> list[str]:
@@ -294,11 +303,16 @@ def _returned_nodes(c: _Collector, known: NodeCache, limit: int) -> list[str]:
     out: list[str] = []
     start = 0
     while len(out) < limit and start < len(ranked):
-        chunk = ranked[start : start + limit - len(out)]  # then only as many more as were left out
+        chunk = ranked[start : start + _chunk(limit - len(out), start)]  # then about as many as were left out
         start += len(chunk)
         known.load(chunk)
-        out += [n for n in chunk if known.get(n) is not None and not _enrichment(known, n)]
+        out += [n for n in chunk if known.get(n) is not None and not _enrichment(known, n)][: limit - len(out)]
     return out
+
+
+def _chunk(missing: int, start: int) -> int:
+    """How many candidates to read next: the ``missing`` first, then at least ``_MIN_CHUNK``."""
+    return missing if start == 0 else max(missing, _MIN_CHUNK)
 
 
 def _enrichment(known: NodeCache, node_id: str) -> bool:
@@ -352,11 +366,26 @@ def _profile_ranking(store: Store, scope: Scope, speakers: set[str], text_terms:
     return [episode_id for episode_id, _ in ranked]
 
 
+def _feedback_ranking(store: Store, scope: Scope, rankings: dict[str, list[str]], text_terms: list[str],
+                      speakers: set[str], known: NodeCache, cfg: RecallConfig, when: When) -> list[str]:
+    """Pseudo-relevance feedback: search again with the question's words and what the best
+    first-pass turns share (``_feedback_terms``); live nodes only, as the first pass."""
+    extra = _feedback_terms(rankings, text_terms, speakers, known, cfg)
+    if not extra:
+        return []
+    again = [nid for nid, _ in store.search_nodes(scope, phrases(content_terms(text_terms) + extra), cfg.seed_nodes)]
+    if when.validity != "all":
+        alive = store.live_nodes(again, when)
+        again = [i for i in again if i in alive]
+    return again
+
+
 def _feedback_terms(rankings: dict[str, list[str]], text_terms: list[str], speakers: set[str], known: NodeCache,
                     cfg: RecallConfig) -> list[str]:
     """Pseudo-relevance feedback: the words that several of the best ``feedback_docs`` first-pass
-    episodes say and the question does not. An answer spread over turns often shares words
-    with the turns the question found, not with the question."""
+    episodes say and the question does not (every first-pass ranking weighted alike here). An
+    answer spread over turns often shares words with the turns the question found, not with
+    the question."""
     first = rrf(list(rankings.values()), cfg.fusion_k, [1.0] * len(rankings))
     top = sorted(first, key=lambda i: -first[i])[: cfg.feedback_docs]
     known.load(top)

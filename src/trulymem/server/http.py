@@ -71,7 +71,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
             if key is not None:
                 return Principal(user_id=key.user_id, admin=key.role == "admin")
         # Only a request without a valid key asks whether any key is active: that reads every
-        # key (300 keys cost each keyed request ~1.5 ms CPU when it was asked first).
+        # key (300 keys cost each keyed request ~1 ms CPU when it was asked first).
         keyed = require_keys or any_active(store)
         if header:
             if keyed:

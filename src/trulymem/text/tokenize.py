@@ -49,8 +49,15 @@ def fts_document(*parts: str) -> str:
     return " ".join(d for part in parts if part for line in part.split("\n") if (d := _line_document(line)))
 
 
-@lru_cache(maxsize=8192)
+_CACHED_LINE = 500  # longer lines are tokenised each time: the cache stays small in a long-lived server
+
+
 def _line_document(line: str) -> str:
+    return _cached_line_document(line) if len(line) <= _CACHED_LINE else " ".join(tokens(line))
+
+
+@lru_cache(maxsize=512)  # a line repeats within its neighbours' windows in one ingest, not later
+def _cached_line_document(line: str) -> str:
     return " ".join(tokens(line))
 
 
