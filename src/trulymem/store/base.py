@@ -187,6 +187,11 @@ class Store(ABC):
         """Set a node's summary (and metadata, when given); its text index and vector follow."""
 
     @abstractmethod
+    def update_nodes(self, updates: Sequence[tuple[str, str | None, dict[str, Any] | None]], now: datetime) -> None:
+        """``update_node`` for many ``(node id, summary, metadata)`` at once, in a few statements
+        (an ingest rewrites every episode and profile it touched)."""
+
+    @abstractmethod
     def nodes(self, query: NodeQuery) -> list[Node]: ...
 
     @abstractmethod

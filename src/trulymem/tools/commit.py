@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -113,14 +114,20 @@ def commit_triplets(
     turn_id: str | None = None,
     message_ids: list[str] | None = None,
     supersede: bool = False,
+    provenance: Sequence[tuple[str | None, Sequence[str]]] | None = None,
 ) -> list[tuple[Fact, str]]:
     """Resolve nodes, then insert new facts and reinforce existing ones, as one batch;
     with ``supersede``, a stated new value of a single-valued relation invalidates the
-    subject's current one (``superseded_by`` the new fact).
+    subject's current one (``superseded_by`` the new fact). ``provenance`` gives each
+    triplet its own ``(turn_id, message_ids)`` in place of the batch's (an ingest commits
+    many turns at once); a fact keeps the provenance of the triplet that created it.
 
     Returns ``(fact, "created" | "reinforced")`` in input order (a triplet repeated
     within the batch reinforces its own first occurrence)."""
     scope, store, now = ctx.scope.writable(), ctx.store, ctx.now
+    if provenance is not None and len(provenance) != len(triplets):
+        raise InvalidInput(f"has {len(provenance)} provenance entries for {len(triplets)} triplets",
+                           field="provenance")
     store.ensure_user(scope.user_id, now)  # type: ignore[arg-type]
     keys = [(name_key(t.subject), relation_key(t.relation), name_key(t.object)) for t in triplets]
     specs: list[NodeSpec] = []
@@ -131,18 +138,19 @@ def commit_triplets(
     triples = [(nodes[sk], rk, nodes[ok]) for sk, rk, ok in keys]
     existing = store.active_facts_for(triples)
     batch: dict[tuple[str, str, str], tuple[Fact, str]] = {}
-    for t, triple in zip(triplets, triples):
+    for i, (t, triple) in enumerate(zip(triplets, triples)):
         prior = batch.get(triple) or ((existing[triple], "reinforced") if triple in existing else None)
         if prior is not None:
             batch[triple] = (_reinforce(prior[0], t, now, kind), prior[1])
             continue
+        tid, mids = provenance[i] if provenance is not None else (turn_id, message_ids or ())
         batch[triple] = (Fact(
             id=new_id(), user_id=scope.user_id, agent_id=scope.agent_id, app_id=scope.app_id,  # type: ignore[arg-type]
             session_id=scope.session_id, subject_id=triple[0], relation=t.relation,
             object_id=triple[2], kind=kind or edge_kind(t.relation), confidence=t.confidence,
             speculation=t.speculation, pinned=t.pinned, type=t.type, source=t.source,
-            metadata=dict(t.metadata) if t.metadata else {}, turn_id=turn_id,
-            message_ids=list(message_ids) if message_ids else [], created_at=now, updated_at=now,
+            metadata=dict(t.metadata) if t.metadata else {}, turn_id=tid,
+            message_ids=list(mids), created_at=now, updated_at=now,
             valid_at=t.valid_at or now,
             subject=t.subject, object=t.object,
         ), "created")

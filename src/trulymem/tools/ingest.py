@@ -14,6 +14,7 @@ tells something about themselves joins that speaker's profile on each of its top
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -160,31 +161,82 @@ def extract_triplets(ctx: ToolContext, messages: list[MessageIn]) -> list[tuple[
     return out
 
 
+@dataclass
+class _Turn:
+    """One message ready to write: its episode name, session, time and the triplets that link it."""
+
+    message: MessageIn
+    episode: str
+    session: str
+    when: datetime
+    said: set[str]
+    topics: list[str]
+    profiles: list[str]
+    triplets: list[TripletIn]
+
+
 def _store_messages(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str]]) -> IngestResult:
     """Write the messages; ``read`` holds the profile topics a model named per message."""
     scope = ctx.scope.writable()
     ns = scope.namespace()
-    existing = {n.key for n in ctx.store.nodes(NodeQuery(
-        scope=ns, keys=[name_key(m.id) for m in inp.messages if m.id], types=[NodeType.EPISODE]))}
     speakers = {name_key(m.speaker) for m in inp.messages}
-    episodes, entities = [], set()
-    previous: dict[str, str] = {}  # session -> its latest episode name
-    # session -> its latest episodes as (node id, summary, metadata), newest last
+    previous, recent = _session_tails(ctx, ns, inp.messages, scope.session_id)
+    profiles = ProfileIndex(stored={n.key for n in ctx.store.nodes(NodeQuery(
+        scope=ns, keys=profile_keys(speakers), types=[NodeType.INFO]))} if inp.profiles or read else set())
+    turns, entities = _plan(ctx, inp, read, scope.session_id, previous, speakers, profiles)
+    node_ids, total = _commit_turns(ctx, scope, turns)
+    changed: dict[str, tuple[str, dict[str, Any]]] = {}  # episode id -> its summary and metadata, written last
+    for turn, node_id in zip(turns, node_ids):
+        m = turn.message
+        for t in turn.profiles:
+            profiles.add(m.speaker, t, node_id, turn.said)
+        summary = f"{m.speaker}: {m.text}"
+        # An episode is also found by the messages around it (two before, two after): a reply
+        # rarely repeats the question it answers (on LoCoMo: full-text recall@10 +14 points).
+        window = recent.setdefault(turn.session, [])
+        meta: dict[str, Any] = {"speaker": m.speaker, "session": turn.session, "turn_id": m.id,
+                                "time": turn.when.isoformat(),
+                                "context": "\n".join([*(s for _, s, _ in window), topic_line(turn.topics)]).strip()}
+        changed[node_id] = (summary, meta)
+        for before_id, before_summary, before_meta in window:
+            before_meta["context"] = f"{before_meta['context']}\n{summary}".strip()
+            changed[before_id] = (before_summary, before_meta)
+        window.append((node_id, summary, meta))
+        del window[:-CONTEXT_WINDOW]
+    # Each episode written (and full-text indexed) once, with its whole context window, in one
+    # batch: writing it as each neighbour arrived indexed it three times (36% of ingest CPU).
+    ctx.store.update_nodes([(node_id, summary, meta) for node_id, (summary, meta) in changed.items()], ctx.now)
+    _write_profiles(ctx, ns, profiles)
+    return IngestResult(episodes=node_ids, facts=total, entities=sorted(entities))
+
+
+def _session_tails(ctx: ToolContext, ns: Scope, messages: list[MessageIn], default: str | None,
+                   ) -> tuple[dict[str, str], dict[str, list[tuple[str, str, dict[str, Any]]]]]:
+    """Per session of ``messages`` already stored: its latest episode name, and its latest
+    episodes as (node id, summary, metadata), newest last — a session ingested over several
+    calls continues where the last one stopped."""
+    previous: dict[str, str] = {}
     recent: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
-    for session in dict.fromkeys(m.session or scope.session_id or "session" for m in inp.messages):
-        # A session ingested over several calls continues where the last one stopped.
+    for session in dict.fromkeys(m.session or default or "session" for m in messages):
         stored = latest_episodes(ctx, ns, session)
         if stored:
             recent[session] = [(n.id, n.summary or "", dict(n.metadata)) for n in stored]
             previous[session] = stored[-1].name
-    total = 0
-    profiles = ProfileIndex(stored={n.key for n in ctx.store.nodes(NodeQuery(
-        scope=ns, keys=profile_keys(speakers), types=[NodeType.INFO]))} if inp.profiles or read else set())
-    changed: dict[str, tuple[str, dict[str, Any]]] = {}  # episode id -> its summary and metadata, written last
-    writers: dict[str, ToolContext] = {}
+    return previous, recent
+
+
+def _plan(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str]], default: str | None,
+          previous: dict[str, str], speakers: set[str], profiles: ProfileIndex) -> tuple[list[_Turn], set[str]]:
+    """Each message's episode name and triplets, before anything is written (refusing a
+    message id already stored); returns them and the names mentioned."""
+    existing = {n.key for n in ctx.store.nodes(NodeQuery(
+        scope=ctx.scope.namespace(), keys=[name_key(m.id) for m in inp.messages if m.id], types=[NodeType.EPISODE]))}
+    turns: list[_Turn] = []
+    entities: set[str] = set()
+    met: set[str] = set()  # profile names linked to their speaker in this ingest
     for i, m in enumerate(inp.messages):
         when: datetime = m.timestamp or ctx.now
-        session = m.session or scope.session_id or "session"
+        session = m.session or default or "session"
         episode = m.id or f"{session}#{when.isoformat()}#{i}"
         if name_key(episode) in existing:
             raise InvalidInput(f"message {episode!r} is already stored for this user", field=f"messages.{i}.id")
@@ -204,53 +256,57 @@ def _store_messages(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str
         triplets.extend(TripletIn(subject=episode, relation="about", object=topic_node(t), **link) for t in topics)
         in_profiles = profile_topics(m.text, said, topics if inp.topics else None) if inp.profiles else []
         by_model = [t for t in read.get(i, []) if t not in in_profiles]
-        triplets.extend(_profile_links(m.speaker, episode, in_profiles, profiles, link))
-        triplets.extend(_profile_links(m.speaker, episode, by_model, profiles, {**link, "source": SOURCE}))
-        in_profiles += by_model
-        turn = writers.get(session)
-        if turn is None:  # one writing context per session (commit_triplets only reads it)
-            turn = writers[session] = ctx.beside(scope.agent_id, scope.app_id)
-            turn.scope = turn.scope.replace(session_id=session)
-        done = commit_triplets(turn, triplets, turn_id=m.id, message_ids=[m.id] if m.id else [])
-        total += len(done)
-        node_id = done[0][0].object_id
-        for t in in_profiles:
-            profiles.add(m.speaker, t, node_id, said)
-        summary = f"{m.speaker}: {m.text}"
-        # An episode is also found by the messages around it (two before, two after): a reply
-        # rarely repeats the question it answers (on LoCoMo: full-text recall@10 +14 points).
-        window = recent.setdefault(session, [])
-        meta: dict[str, Any] = {"speaker": m.speaker, "session": session, "turn_id": m.id, "time": when.isoformat(),
-                                "context": "\n".join([*(s for _, s, _ in window), topic_line(topics)]).strip()}
-        changed[node_id] = (summary, meta)
-        for before_id, before_summary, before_meta in window:
-            before_meta["context"] = f"{before_meta['context']}\n{summary}".strip()
-            changed[before_id] = (before_summary, before_meta)
-        window.append((node_id, summary, meta))
-        del window[:-CONTEXT_WINDOW]
+        triplets.extend(_profile_links(m.speaker, episode, in_profiles, met, profiles.stored, link))
+        triplets.extend(_profile_links(m.speaker, episode, by_model, met, profiles.stored, {**link, "source": SOURCE}))
+        turns.append(_Turn(m, episode, session, when, said, topics, in_profiles + by_model, triplets))
         previous[session] = episode
-        episodes.append(node_id)
-    # Each episode written (and full-text indexed) once, with its whole context window: writing
-    # it as each neighbour arrived indexed it three times (36% of ingest CPU). Nothing above
-    # reads an episode's summary or context, so the stored result is the same.
-    for node_id, (summary, meta) in changed.items():
-        ctx.store.update_node(node_id, ctx.now, summary=summary, metadata=meta)
-    _write_profiles(ctx, ns, profiles)
-    return IngestResult(episodes=episodes, facts=total, entities=sorted(entities))
+    return turns, entities
 
 
-def _profile_links(speaker: str, episode: str, topics: list[str], profiles: ProfileIndex,
+def _commit_turns(ctx: ToolContext, scope: Scope, turns: list[_Turn]) -> tuple[list[str], int]:
+    """Commit the turns' triplets, one ``commit_triplets`` per run of consecutive turns of a
+    session (each fact with its own turn as provenance); returns each turn's episode node id
+    and the number of triplets committed."""
+    node_ids: list[str] = []
+    total = 0
+    writers: dict[str, ToolContext] = {}
+    start = 0
+    while start < len(turns):
+        session = turns[start].session
+        end = start
+        while end < len(turns) and turns[end].session == session:
+            end += 1
+        writer = writers.get(session)
+        if writer is None:  # one writing context per session (commit_triplets only reads it)
+            writer = writers[session] = ctx.beside(scope.agent_id, scope.app_id)
+            writer.scope = writer.scope.replace(session_id=session)
+        run = turns[start:end]
+        triplets = [t for turn in run for t in turn.triplets]
+        provenance = [(turn.message.id, [turn.message.id] if turn.message.id else []) for turn in run
+                      for _ in turn.triplets]
+        done = commit_triplets(writer, triplets, provenance=provenance)
+        total += len(done)
+        first = 0
+        for turn in run:  # a turn's first triplet is (speaker) -said-> (its episode)
+            node_ids.append(done[first][0].object_id)
+            first += len(turn.triplets)
+        start = end
+    return node_ids, total
+
+
+def _profile_links(speaker: str, episode: str, topics: list[str], met: set[str], stored: set[str],
                    link: dict[str, Any]) -> list[TripletIn]:
-    """``(profile) -profile_of-> (speaker)`` when the profile is new (neither stored nor met
-    earlier in this ingest: a second link would only reinforce it, and ingesting message by
-    message would store other facts than one call), and ``(profile) -stated_in-> (episode)``
+    """``(profile) -profile_of-> (speaker)`` when the profile is new (neither ``stored`` nor
+    ``met`` earlier in this ingest: a second link would only reinforce it, and ingesting message
+    by message would store other facts than one call), and ``(profile) -stated_in-> (episode)``
     for each profile topic of the turn."""
     out: list[TripletIn] = []
     for t in topics:
         name = profile_name(speaker, t)
-        if name not in profiles.turns and name_key(name) not in profiles.stored:
+        if name not in met and name_key(name) not in stored:
             out.append(TripletIn(subject=name, subject_type=NodeType.INFO, relation=PROFILE_OF, object=speaker,
                                  **link))
+        met.add(name)
         out.append(TripletIn(subject=name, subject_type=NodeType.INFO, relation=STATED_IN, object=episode,
                              object_type=NodeType.EPISODE, **link))
     return out
@@ -261,12 +317,14 @@ def _write_profiles(ctx: ToolContext, ns: Scope, profiles: ProfileIndex) -> None
     if not profiles.turns:
         return
     nodes = {n.key: n for n in ctx.store.nodes(NodeQuery(scope=ns, keys=[name_key(p) for p in profiles.turns]))}
+    updates: list[tuple[str, str | None, dict[str, Any] | None]] = []
     for name in profiles.turns:
         node = nodes.get(name_key(name))
         if node is None:
             continue
         meta = profiles.metadata(name, node.metadata)
-        ctx.store.update_node(node.id, ctx.now, summary=profiles.summary(name, meta), metadata=meta)
+        updates.append((node.id, profiles.summary(name, meta), meta))
+    ctx.store.update_nodes(updates, ctx.now)
 
 
 memory_ingest = register(Tool(

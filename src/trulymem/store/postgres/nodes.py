@@ -75,6 +75,16 @@ class NodeMixin(PostgresBase):
             self._index_nodes([(user, nid)])
             self._tx.dirty.add((user, nid))
 
+    def update_nodes(self, updates: Sequence[tuple[str, str | None, dict[str, Any] | None]], now: datetime) -> None:
+        users = self._user_of([nid for nid, _, _ in updates])
+        self._many("UPDATE nodes SET summary = %s, updated_at = %s, metadata = COALESCE(%s, metadata) "
+                   "WHERE user_id = %s AND id = %s",
+                   [(summary, now, None if meta is None else dump_json(meta), users[nid], nid)
+                    for nid, summary, meta in updates if nid in users])
+        owned = list(dict.fromkeys((users[nid], nid) for nid, _, _ in updates if nid in users))
+        self._index_nodes(owned)
+        self._tx.dirty.update(owned)
+
     def dirty_nodes(self) -> list[Node]:
         dirty, self._tx.dirty = sorted(self._tx.dirty), set()
         out: list[Node] = []

@@ -75,6 +75,14 @@ class NodeMixin(SQLiteBase):
         self._index_nodes([node_id])
         self._tx_dirty.update(self._rids([node_id]).values())
 
+    def update_nodes(self, updates: Sequence[tuple[str, str | None, dict[str, Any] | None]], now: datetime) -> None:
+        t = ts(now)
+        self._many("UPDATE nodes SET summary = ?, updated_at = ?, metadata = COALESCE(?, metadata) WHERE id = ?",
+                   [(summary, t, None if meta is None else dump_json(meta), nid) for nid, summary, meta in updates])
+        ids = list(dict.fromkeys(nid for nid, _, _ in updates))
+        self._index_nodes(ids)
+        self._tx_dirty.update(self._rids(ids).values())
+
     def dirty_nodes(self) -> list[Node]:
         rids, self._tx_dirty = sorted(self._tx_dirty), set()
         out: list[Node] = []
