@@ -88,13 +88,14 @@ def ingest_conversation(mem: TrulyMem) -> list[Any]:
             mem.run("memory_ingest", {"messages": SECOND}).model_dump()]
 
 
-def test_ingest_stores_what_the_per_message_path_stored(tmp_path: Path) -> None:
-    mem = TrulyMem(tmp_path / "g.db", user_id="golden", embedder="hashing",
+def test_ingest_stores_what_the_per_message_path_stored(db_path: Path) -> None:
+    mem = TrulyMem(db_path, user_id="golden", embedder="hashing",
                    clock=Clock(datetime(2025, 6, 1, 9, 0, tzinfo=UTC)))
     results = ingest_conversation(mem)
     got = {"results": [{**r, "episodes": len(r["episodes"])} for r in results], "rows": normalised_export(mem)}
     if os.environ.get("TRULYMEM_WRITE_GOLDEN") == "1":
         GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    mem.close()
     want = json.loads(GOLDEN.read_text())
     assert got["results"] == want["results"]
     assert len(got["rows"]) == len(want["rows"])
