@@ -71,3 +71,25 @@ def test_a_bulk_load_refreshes_planner_statistics_as_it_grows(db: str) -> None:
     mem.commit([{"subject": "user", "relation": "saw", "object": f"thing {i}"} for i in range(2100, 3000)])
     assert _last_analyze(store) == first  # 900 more: not yet
     mem.close()
+
+
+
+def test_a_walk_that_finds_fewer_than_asked_forgets_common(db: str) -> None:
+    """The store remembers a common word; once a purge leaves fewer matches than a search
+    asks for, the next search asks again instead of walking every fact on each call."""
+    from trulymem.model import Scope
+    from trulymem.store import queries
+
+    a = TrulyMem(db, user_id="a", embedder="none")
+    a.commit([{"subject": f"person {i}", "relation": "likes", "object": f"thing {i}"}
+              for i in range(queries.COMMON + 100)])
+    store: Any = a.store
+    assert len(store.search_facts(Scope(user_id="a"), [("likes",)], 5)) == 5
+    assert store.__dict__["_common_seen"]  # the common path ran and was remembered
+    a.purge({"subject_contains": "person 1"}, mode="hard", confirm=True)
+    a.purge({"subject_contains": "person"}, mode="hard", confirm=True)
+    a.commit([{"subject": "keeper", "relation": "likes", "object": f"tea {i}"} for i in range(3)])
+    assert len(store.search_facts(Scope(user_id="a"), [("likes",)], 5)) == 3
+    assert not store.__dict__["_common_seen"]  # fewer than asked: no longer taken for common
+    assert len(store.search_facts(Scope(user_id="a"), [("likes",)], 5)) == 3
+    a.close()

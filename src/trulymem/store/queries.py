@@ -275,18 +275,23 @@ class SQLReads(Store):
             return []
         where, params = scope_sql(scope, "f", d)
         wsql, wparams = when_sql(when, d)
-        sql = d.search.facts
+        sql, common = d.search.facts, False
         if d.search.facts_common is not None and self._common_facts(match, where, wsql, [*params, *wparams]):
             # a relation word matches a share of all facts: the newest few are found by walking
             # back from the newest fact, not by collecting and sorting every match
-            sql = d.search.facts_common
+            sql, common = d.search.facts_common, True
         rows = self._q(sql.format(where=where, when=wsql), (match, *params, *wparams, limit))
+        if common and len(rows) < limit:
+            # fewer than asked: the walk read every fact of the scope, so the word is no longer
+            # common (a purge); ask again next time rather than walk all of them on every call
+            self.__dict__["_common_seen"].discard((match, where, wsql, *params, *wparams))
         return [d.fact_row(r) for r in rows]
 
     def _common_facts(self, match: str, where: str, when: str, params: list[Any]) -> bool:
         """Whether more than ``COMMON`` facts match (``TextSearch.fact_count``). A yes is kept per
-        store (facts are seldom deleted, and a stale yes costs time only: both statements
-        return the same facts); a no is asked again, as a word becomes common."""
+        store (facts are seldom deleted; both statements return the same facts, and a walk that
+        finds fewer than it was asked for forgets the yes); a no is asked again, as a word
+        becomes common."""
         seen: set[tuple[Any, ...]] = self.__dict__.setdefault("_common_seen", set())
         key = (match, where, when, *params)
         if key in seen:

@@ -158,12 +158,18 @@ class PostgresBase(SQLReads):
         or more after a bulk load; until then the planner took a fresh user's thousands of
         facts for a handful and hashed or scanned all of them in every commit (the existing-
         triple lookup 70-110 ms per 1,000 triples at 25k facts, the supersede update a scan)."""
+        # Moved on first: a refresh that fails or times out is not retried by every next commit.
+        self._analyzed = self._grown
+        self._analyze_at = self._grown + max(_FIRST_ANALYZE, self._grown)
         try:
-            conn.execute(_ANALYZE)
-            rows = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'facts'::regclass").fetchone()
+            conn.execute("SET lock_timeout = '2s'")  # the caller's commit is done; it must not wait long
+            try:
+                conn.execute(_ANALYZE)
+                rows = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'facts'::regclass").fetchone()
+            finally:
+                conn.execute("RESET lock_timeout")  # back to the pool's own setting
         except self._psycopg.Error:
             return  # an optimisation only: autovacuum takes them within a minute or so
-        self._analyzed = self._grown
         self._analyze_at = self._grown + max(_FIRST_ANALYZE, int(rows[0]) if rows else 0)
 
     def close(self) -> None:
