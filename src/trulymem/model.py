@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,15 +29,33 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+_RAND_BITS = 74  # rand_a (12) and rand_b (62) of RFC 9562's layout
+_last_id = [0, 0]  # the last id's milliseconds and random bits, in this process
+_id_lock = threading.Lock()
+
+
 def new_id() -> str:
-    """A UUIDv7 (RFC 9562): 48 bits of milliseconds, the version, 74 random bits.
+    """A UUIDv7 (RFC 9562): 48 bits of milliseconds, the version, 74 random bits —
+    monotonic within a process (RFC 9562 6.2): ids made in the same millisecond count up
+    from the last one by a random step, so they sort in the order they were made. Recall
+    breaks score ties by id; with purely random bits a batch, which makes many ids per
+    millisecond, returned ties in a different order from run to run.
 
     Time-ordered ids keep the id indexes append-mostly, and they are UUIDs as mem0's
     ids are. Rows written before this are 32 hex digits; ``mem0.ids`` shows those
     in UUID form."""
-    value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
-    value = value & ~(0xF << 76) | 0x7 << 76  # version 7
-    value = value & ~(0x3 << 62) | 0x2 << 62  # RFC 4122 variant
+    ms = time.time_ns() // 1_000_000
+    with _id_lock:
+        last_ms, last_rand = _last_id
+        if ms > last_ms:
+            rand = int.from_bytes(os.urandom(10), "big") >> (80 - _RAND_BITS + 1)  # top half free to count in
+        else:  # the same millisecond (or the clock stepped back): count up from the last id
+            ms, rand = last_ms, last_rand + 1 + (int.from_bytes(os.urandom(4), "big") >> 8)
+            if rand >> _RAND_BITS:  # the counter ran out: borrow the next millisecond
+                ms, rand = ms + 1, int.from_bytes(os.urandom(10), "big") >> (80 - _RAND_BITS + 1)
+        _last_id[:] = [ms, rand]
+    rand_a, rand_b = rand >> 62, rand & ((1 << 62) - 1)
+    value = ms << 80 | 0x7 << 76 | rand_a << 64 | 0x2 << 62 | rand_b  # version 7, RFC 4122 variant
     h = f"{value:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
