@@ -64,8 +64,10 @@ def test_a_small_file_end_to_end(tmp_path: Path) -> None:
 @pytest.mark.skipif(not DEV.exists(), reason="needs ../shared/bench/locomo beside the project")
 def test_recall_floor_on_one_conversation() -> None:
     """Pins today's quality on conv-26 (one of six): a retrieval regression fails here."""
-    report = run_locomo(DEV, embedder=HashingEmbedder(), conversations=1)
+    report = run_locomo(DEV, embedder=HashingEmbedder(), conversations=1,
+                        only=("bm25", "bm25+graph", "hybrid+graph"))  # the ablations are the bench's job
     v = report["variants"]
+    assert set(v) == {"bm25", "bm25+graph", "hybrid+graph"}
     assert report["questions"] >= 150
     # measured 77.1 / 77.1 / 77.1 / 89.8 with the hashing embedder; floors leave ~2 points
     assert v["bm25"]["recall_at"][10] >= 75.0
@@ -83,6 +85,8 @@ def test_splits_and_dump(tmp_path: Path) -> None:
     assert set(SPLITS["tune"] or ()).isdisjoint(SPLITS["heldout"] or ())
     with pytest.raises(InvalidInput, match="unknown split"):
         in_split(convs, "dev")
+    with pytest.raises(InvalidInput, match="unknown LoCoMo variant"):
+        run_locomo(_write(tmp_path, two), embedder=None, only=("bm25", "hybird"))
     dump = tmp_path / "dump.jsonl"
     report = run_locomo(_write(tmp_path, two), embedder=None, split="heldout", dump=dump)
     assert report["conversation_ids"] == ["conv-43"] and report["ingest"]["cpu_seconds"] >= 0

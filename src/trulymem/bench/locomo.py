@@ -14,7 +14,7 @@ import json
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,6 +22,7 @@ from typing import Any
 
 from trulymem.bench.locomo_data import CATEGORIES, Conversation, Question, in_split, load_locomo, session_of
 from trulymem.embed import Embedder
+from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
 from trulymem.model import NodeType
 from trulymem.recall import PRESETS, RecallConfig, RecallQuery, recall
@@ -100,10 +101,17 @@ def _percentile(values: list[float], p: float) -> float:
 
 def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Path | None = None,
                conversations: int | None = None, split: str = "all", dump: str | Path | None = None,
-               progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+               progress: Callable[[str, int, int], None] | None = None,
+               only: Sequence[str] | None = None) -> dict[str, Any]:
     convs = in_split(load_locomo(path), split)[:conversations]
     variants_ = variants() if embedder is not None else [v for v in variants() if v.config.lexical and
                                                            not v.name.startswith(("hybrid", "vector"))]
+    if only is not None:  # a few variants only (each one searches every question again)
+        unknown = sorted(set(only) - {v.name for v in variants_})
+        if unknown:
+            raise InvalidInput(f"unknown LoCoMo variant(s) {unknown}: choose from {[v.name for v in variants_]}",
+                               field="only")
+        variants_ = [v for v in variants_ if v.name in only]
     scores = {v.name: _Scores.empty() for v in variants_}
     questions = sum(1 for c in convs for q in c.questions if q.evidence)
     total = sum(len(c.turns) for c in convs) + questions * len(variants_)
