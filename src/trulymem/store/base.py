@@ -181,10 +181,10 @@ class Store(ABC):
         A node stored as the generic ``EntityNode`` takes the more specific type
         when a spec names one."""
 
-    @abstractmethod
     def update_node(self, node_id: str, now: datetime, *, summary: str | None = None,
                     metadata: dict[str, Any] | None = None) -> None:
         """Set a node's summary (and metadata, when given); its text index and vector follow."""
+        self.update_nodes([(node_id, summary, metadata)], now)
 
     @abstractmethod
     def update_nodes(self, updates: Sequence[tuple[str, str | None, dict[str, Any] | None]], now: datetime) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import groupby
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -270,17 +271,12 @@ def _commit_turns(ctx: ToolContext, scope: Scope, turns: list[_Turn]) -> tuple[l
     node_ids: list[str] = []
     total = 0
     writers: dict[str, ToolContext] = {}
-    start = 0
-    while start < len(turns):
-        session = turns[start].session
-        end = start
-        while end < len(turns) and turns[end].session == session:
-            end += 1
+    for session, grouped in groupby(turns, key=lambda turn: turn.session):
         writer = writers.get(session)
         if writer is None:  # one writing context per session (commit_triplets only reads it)
             writer = writers[session] = ctx.beside(scope.agent_id, scope.app_id)
             writer.scope = writer.scope.replace(session_id=session)
-        run = turns[start:end]
+        run = list(grouped)
         triplets = [t for turn in run for t in turn.triplets]
         provenance = [(turn.message.id, [turn.message.id] if turn.message.id else []) for turn in run
                       for _ in turn.triplets]
@@ -290,7 +286,6 @@ def _commit_turns(ctx: ToolContext, scope: Scope, turns: list[_Turn]) -> tuple[l
         for turn in run:  # a turn's first triplet is (speaker) -said-> (its episode)
             node_ids.append(done[first][0].object_id)
             first += len(turn.triplets)
-        start = end
     return node_ids, total
 
 

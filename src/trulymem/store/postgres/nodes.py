@@ -58,22 +58,16 @@ class NodeMixin(PostgresBase):
 
     def _index_nodes(self, ids: Sequence[tuple[str, str]]) -> None:
         """Rewrite the text vector of these (user, node id)s from their name, summary and context."""
+        if not ids:
+            return
         rows = []
-        for user, nid in ids:
-            for name, summary, metadata in self._q(
-                    "SELECT name, summary, metadata FROM nodes WHERE user_id = %s AND id = %s", (user, nid)):
-                context = load_json(metadata).get("context") if metadata.startswith("{") else None
-                rows.append((node_tsv(name, summary, context), user, nid))
+        for user, nid, name, summary, metadata in self._q(  # one read for all of them, not one per node
+                "SELECT n.user_id, n.id, n.name, n.summary, n.metadata FROM nodes n "
+                "JOIN unnest(%s::text[], %s::text[]) AS k(user_id, id) ON n.user_id = k.user_id AND n.id = k.id",
+                ([u for u, _ in ids], [n for _, n in ids])):
+            context = load_json(metadata).get("context") if metadata.startswith("{") else None
+            rows.append((node_tsv(name, summary, context), user, nid))
         self._many("UPDATE nodes SET tsv = %s::tsvector WHERE user_id = %s AND id = %s", rows)
-
-    def update_node(self, node_id: str, now: datetime, *, summary: str | None = None,
-                    metadata: dict[str, Any] | None = None) -> None:
-        for nid, user in self._user_of([node_id]).items():
-            self._q("UPDATE nodes SET summary = %s, updated_at = %s, metadata = COALESCE(%s, metadata) "
-                    "WHERE user_id = %s AND id = %s",
-                    (summary, now, None if metadata is None else dump_json(metadata), user, nid))
-            self._index_nodes([(user, nid)])
-            self._tx.dirty.add((user, nid))
 
     def update_nodes(self, updates: Sequence[tuple[str, str | None, dict[str, Any] | None]], now: datetime) -> None:
         users = self._user_of([nid for nid, _, _ in updates])

@@ -68,13 +68,6 @@ class NodeMixin(SQLiteBase):
                  for r in rows],
             )
 
-    def update_node(self, node_id: str, now: datetime, *, summary: str | None = None,
-                    metadata: dict[str, Any] | None = None) -> None:
-        self._q("UPDATE nodes SET summary = ?, updated_at = ?, metadata = COALESCE(?, metadata) WHERE id = ?",
-                (summary, ts(now), None if metadata is None else dump_json(metadata), node_id))
-        self._index_nodes([node_id])
-        self._tx_dirty.update(self._rids([node_id]).values())
-
     def update_nodes(self, updates: Sequence[tuple[str, str | None, dict[str, Any] | None]], now: datetime) -> None:
         t = ts(now)
         self._many("UPDATE nodes SET summary = ?, updated_at = ?, metadata = COALESCE(?, metadata) WHERE id = ?",
