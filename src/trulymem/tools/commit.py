@@ -11,8 +11,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from trulymem.errors import InvalidInput
-from trulymem.model import EdgeKind, Fact, NodeType, UTCDatetime, new_id
-from trulymem.store.base import FactQuery, NodeSpec
+from trulymem.model import EdgeKind, Fact, NodeType, Scope, UTCDatetime, new_ids
+from trulymem.store.base import FactQuery, NodeSpec, Store
 from trulymem.text import name_key, relation_key
 from trulymem.text.statements import preference, preference_keys, single_valued, slot_keys
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
@@ -129,37 +129,50 @@ def commit_triplets(
         raise InvalidInput(f"has {len(provenance)} provenance entries for {len(triplets)} triplets",
                            field="provenance")
     store.ensure_user(scope.user_id, now)  # type: ignore[arg-type]
-    keys = [(name_key(t.subject), relation_key(t.relation), name_key(t.object)) for t in triplets]
-    specs: list[NodeSpec] = []
-    for t, (sk, _, ok) in zip(triplets, keys):
-        specs.append(NodeSpec(sk, t.subject, t.subject_type or NodeType.ENTITY))
-        specs.append(NodeSpec(ok, t.object, t.object_type or NodeType.ENTITY))
-    nodes = store.resolve_nodes(scope, specs, now)
-    triples = [(nodes[sk], rk, nodes[ok]) for sk, rk, ok in keys]
+    triples = _resolve(store, scope, triplets, now)
     existing = store.active_facts_for(triples)
     batch: dict[tuple[str, str, str], tuple[Fact, str]] = {}
+    user_id, agent_id, app_id, session_id = scope.user_id, scope.agent_id, scope.app_id, scope.session_id
+    default_mids = list(message_ids or ())
     for i, (t, triple) in enumerate(zip(triplets, triples)):
         prior = batch.get(triple) or ((existing[triple], "reinforced") if triple in existing else None)
         if prior is not None:
             batch[triple] = (_reinforce(prior[0], t, now, kind), prior[1])
             continue
-        tid, mids = provenance[i] if provenance is not None else (turn_id, message_ids or ())
-        batch[triple] = (Fact(
-            id=new_id(), user_id=scope.user_id, agent_id=scope.agent_id, app_id=scope.app_id,  # type: ignore[arg-type]
-            session_id=scope.session_id, subject_id=triple[0], relation=t.relation,
+        if provenance is not None:
+            tid, mids = provenance[i][0], list(provenance[i][1])
+        else:
+            tid, mids = turn_id, default_mids.copy()
+        batch[triple] = (Fact(  # its id comes below, with the batch's others
+            id="", user_id=user_id, agent_id=agent_id, app_id=app_id,  # type: ignore[arg-type]
+            session_id=session_id, subject_id=triple[0], relation=t.relation,
             object_id=triple[2], kind=kind or edge_kind(t.relation), confidence=t.confidence,
             speculation=t.speculation, pinned=t.pinned, type=t.type, source=t.source,
             metadata=dict(t.metadata) if t.metadata else {}, turn_id=tid,
-            message_ids=list(mids), created_at=now, updated_at=now,
+            message_ids=mids, created_at=now, updated_at=now,
             valid_at=t.valid_at or now,
             subject=t.subject, object=t.object,
         ), "created")
     created = [f for f, status in batch.values() if status == "created"]
+    for f, fid in zip(created, new_ids(len(created))):  # in creation order, as one by one
+        f.id = fid
     store.insert_facts(created)
     store.reinforce_facts([f for f, status in batch.values() if status == "reinforced"])
     if supersede:
         supersede_single_valued(ctx, created)
     return [batch[triple] for triple in triples]
+
+
+def _resolve(store: Store, scope: Scope, triplets: Sequence[TripletIn], now: datetime) -> list[tuple[str, str, str]]:
+    """Each triplet as ``(subject id, relation key, object id)``, creating missing nodes."""
+    keys = [(name_key(t.subject), relation_key(t.relation), name_key(t.object)) for t in triplets]
+    specs: list[NodeSpec] = []
+    entity = NodeType.ENTITY
+    for t, (sk, _, ok) in zip(triplets, keys):
+        specs.append(NodeSpec(sk, t.subject, t.subject_type or entity))
+        specs.append(NodeSpec(ok, t.object, t.object_type or entity))
+    nodes = store.resolve_nodes(scope, specs, now)
+    return [(nodes[sk], rk, nodes[ok]) for sk, rk, ok in keys]
 
 
 def supersede_single_valued(ctx: ToolContext, created: list[Fact]) -> list[str]:

@@ -56,13 +56,18 @@ class FactMixin(SQLiteBase):
         if missing is not None:
             raise Conflict(f"node {missing} does not exist", field="node_id")
         stamp = Stamps()
+        mids: dict[tuple[str, ...], str] = {}  # an ingest's facts share their turn's message ids
         rows = []
         for i, f in enumerate(facts):
+            key = tuple(f.message_ids)
+            mid_json = mids.get(key)
+            if mid_json is None:
+                mid_json = mids[key] = dump_json(f.message_ids)
             rows.append((
                 base + i + 1, f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "",
-                rids[f.subject_id], f.relation, relation_key(f.relation), rids[f.object_id], f.kind.value, f.confidence,
-                int(f.speculation), int(f.pinned), f.type, f.source, dump_json(f.metadata), f.turn_id,
-                dump_json(f.message_ids), f.mention_count, stamp(f.created_at), stamp(f.updated_at),
+                rids[f.subject_id], f.relation, relation_key(f.relation), rids[f.object_id], f.kind, f.confidence,
+                int(f.speculation), int(f.pinned), f.type, f.source, dump_json(f.metadata) if f.metadata else "{}",
+                f.turn_id, mid_json, f.mention_count, stamp(f.created_at), stamp(f.updated_at),
                 stamp(f.valid_at), stamp(f.invalid_at) if f.invalid_at else None, f.superseded_by,
             ))
         self._many(
@@ -74,7 +79,7 @@ class FactMixin(SQLiteBase):
         )
         self._many(
             "INSERT INTO facts_fts(rowid, doc) VALUES (?, ?)",
-            [(base + i + 1, fact_doc(f.relation, f.type, f.kind.value)) for i, f in enumerate(facts)],
+            [(base + i + 1, fact_doc(f.relation, f.type, f.kind)) for i, f in enumerate(facts)],
         )
 
     def reinforce_facts(self, updates: Sequence[Fact]) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from trulymem.model import Node, NodeType, Scope, new_id
+from trulymem.model import Node, NodeType, Scope, new_ids
 from trulymem.store.base import NodeSpec, by_key
 from trulymem.store.sqlite.connection import SQLiteBase
 from trulymem.store.sqlite.rows import NODE_COLS, chunks, dump_json, marks, row_to_node, ts
@@ -41,7 +41,7 @@ class NodeMixin(SQLiteBase):
         missing = [wanted[k] for k in keys if k not in found]
         if missing:
             base = self._q("SELECT coalesce(max(rid), 0) FROM nodes")[0][0]
-            ids = [new_id() for _ in missing]
+            ids = new_ids(len(missing))
             self._many(
                 "INSERT INTO nodes(rid, id, user_id, agent_id, app_id, name, key, type, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
