@@ -22,7 +22,7 @@ from trulymem.recall.query import FRAME_WORDS, ParsedQuery, parse_query, topic_t
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
 from trulymem.recall.rerank import Candidate, rerank
-from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult
+from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult, built
 from trulymem.recall.timeref import time_range_in
 from trulymem.store.base import Edge, FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
@@ -250,21 +250,21 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     known.load(node_ids)
     # Built without validation: every field comes typed from the store (~160 per recall at limit 100).
     rnodes = [
-        RecalledNode.model_construct(
+        built(RecalledNode, dict(
             id=node.id, name=node.name, type=node.type, summary=node.summary, metadata=node.metadata,
             score=round(c.node_score[node.id], 4), hop=c.node_hop[node.id], why=c.node_why[node.id],
-            created_at=node.created_at)
+            created_at=node.created_at))
         for nid in node_ids if (node := known.get(nid)) is not None
     ]
     rfacts = [
-        RecalledFact.model_construct(
+        built(RecalledFact, dict(
             id=f.id, subject=f.subject or "", relation=f.relation, object=f.object or "", kind=f.kind.value,
             confidence=f.confidence, speculation=f.speculation, pinned=f.pinned, type=f.type,
             valid=f.invalid_at is None if q.as_of is None else f.valid_as_of(q.as_of),
             mention_count=f.mention_count, created_at=f.created_at, valid_at=f.valid_at, invalid_at=f.invalid_at,
             superseded_by=f.superseded_by, subject_id=f.subject_id, object_id=f.object_id,
             score=round(c.fact_score[f.id], 4), hop=c.fact_hop[f.id], why=c.fact_why[f.id],
-        )
+        ))
         for f in kept_facts
     ]
     if q.max_tokens is not None:
@@ -350,8 +350,9 @@ def _speakers(store: Store, scope: Scope, named: list[Node], parsed: ParsedQuery
     if parsed is None or not parsed.question:
         return set()
     caps = {name_key(w) for w in parsed.capitalised}
-    return {n.key for n in named if n.key in caps and store.facts(FactQuery(
-        scope=scope, subject_ids=[n.id], relation_keys=["said"], limit=1))}
+    # a count walks the (subject, relation) index; facts(limit=1) sorted every turn they said by age
+    return {n.key for n in named if n.key in caps and store.count_facts(FactQuery(
+        scope=scope, subject_ids=[n.id], relation_keys=["said"]))}
 
 
 def _profile_ranking(store: Store, scope: Scope, speakers: set[str], text_terms: list[str], question: str,
@@ -405,7 +406,8 @@ def _feedback_terms(rankings: dict[str, list[str]], text_terms: list[str], speak
 def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: set[str], asked: list[str]) -> None:
     """Rescore the best ``rerank_depth`` episode candidates with ``rerank.rerank``."""
     top = sorted(c.node_score, key=lambda i: -c.node_score[i])[: c.cfg.rerank_depth]
-    known.load(top)
+    known.load_types(top)  # only episodes are reranked: the rest are not read whole here
+    known.load([n for n in top if known.types.get(n) == NodeType.EPISODE])
     cands = []
     for nid in top:
         node = known.get(nid)

@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
+
+_M = TypeVar("_M", bound=BaseModel)
+_set = object.__setattr__
+
+
+def built(cls: type[_M], fields: dict[str, Any]) -> _M:
+    """``cls.model_construct(**fields)`` for a model without private attributes, extras or
+    defaults to fill (``fields`` names every field): what it sets, without its per-field
+    loop — recall builds ~200 of these per query at limit 100 (17 µs each that way, 3 µs this)."""
+    m = cls.__new__(cls)
+    _set(m, "__dict__", fields)
+    _set(m, "__pydantic_fields_set__", set(fields))
+    _set(m, "__pydantic_extra__", None)
+    _set(m, "__pydantic_private__", None)
+    return m
 
 
 class RecalledNode(BaseModel):
