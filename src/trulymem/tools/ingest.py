@@ -32,14 +32,15 @@ from trulymem.enrich.profiles import (
 )
 from trulymem.errors import InvalidInput
 from trulymem.llm.base import json_reply
-from trulymem.model import MAX_TEXT, Node, NodeType, Scope, UTCDatetime
+from trulymem.model import MAX_TEXT, Node, NodeType, Scope, UTCDatetime, as_utc
 from trulymem.store.base import FactQuery, NodeQuery
-from trulymem.text import name_key
+from trulymem.text import name_key, relation_key
+from trulymem.text.statements import preference, single_valued
 from trulymem.text.stem import stems
 from trulymem.text.stopwords import STOPWORDS
 from trulymem.text.topics import topic_line, topic_node, topics_in
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, embedded_writes, gc_paused, register
-from trulymem.tools.commit import TripletIn, commit_triplets
+from trulymem.tools.commit import Triplet, TripletIn, built_triplet, commit_triplets
 from trulymem.tools.fields import Label, Name, Text
 
 MAX_MESSAGES = 5000
@@ -123,13 +124,52 @@ def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
     with gc_paused(), embedded_writes(ctx.store, ctx.embedder):
         out = _store_messages(ctx, inp, read)
         if extracted:
-            for i, t in extracted:
-                m = inp.messages[i]
-                turn = ctx.beside(ctx.scope.agent_id, ctx.scope.app_id)
-                turn.scope = turn.scope.replace(session_id=m.session or ctx.scope.session_id)
-                commit_triplets(turn, [t], turn_id=m.id, message_ids=[m.id] if m.id else [], supersede=True)
+            _commit_extracted(ctx, inp.messages, extracted)
             out.facts += len(extracted)
     return out
+
+
+def _commit_extracted(ctx: ToolContext, messages: list[MessageIn], extracted: list[tuple[int, TripletIn]]) -> None:
+    """The model's facts, each with its own message as provenance, superseding what they
+    replace: one ``commit_triplets`` per run of facts of one session in which no triple and no
+    single-valued or preference slot repeats — within such a run the batch stores what fact
+    by fact stored (a repeat would reinforce in the batch where fact by fact it re-created a
+    value superseded in between)."""
+    run: list[tuple[int, TripletIn]] = []
+    seen: set[tuple[str, ...]] = set()
+    session: str | None = None
+    for i, t in extracted:
+        m = messages[i]
+        keys = _slots(t)
+        if run and ((m.session or ctx.scope.session_id) != session or not seen.isdisjoint(keys)):
+            _commit_run(ctx, messages, run, session)
+            run, seen = [], set()
+        session = m.session or ctx.scope.session_id
+        run.append((i, t))
+        seen.update(keys)
+    if run:
+        _commit_run(ctx, messages, run, session)
+
+
+def _slots(t: TripletIn) -> set[tuple[str, ...]]:
+    """What a fact can collide with in a batch: its triple, its single-valued slot, its preference pair."""
+    subject, obj = name_key(t.subject), name_key(t.object)
+    out: set[tuple[str, ...]] = {("triple", subject, relation_key(t.relation), obj)}
+    canon = single_valued(t.relation)
+    if canon:
+        out.add(("slot", subject, canon))
+    if preference(t.relation) is not None:
+        out.add(("preference", subject, obj))
+    return out
+
+
+def _commit_run(ctx: ToolContext, messages: list[MessageIn], run: list[tuple[int, TripletIn]],
+                session: str | None) -> None:
+    writer = ctx.beside(ctx.scope.agent_id, ctx.scope.app_id)
+    writer.scope = writer.scope.replace(session_id=session)
+    provenance: list[tuple[str | None, list[str]]] = [(m.id, [m.id] if m.id else [])
+                                                       for m in (messages[i] for i, _ in run)]
+    commit_triplets(writer, [t for _, t in run], provenance=provenance, supersede=True)
 
 
 EXTRACT_PROMPT = (
@@ -173,7 +213,7 @@ class _Turn:
     said: set[str]
     topics: list[str]
     profiles: list[str]
-    triplets: list[TripletIn]
+    triplets: list[Triplet]
 
 
 def _store_messages(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str]]) -> IngestResult:
@@ -241,20 +281,19 @@ def _plan(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str]], defaul
         episode = m.id or f"{session}#{when.isoformat()}#{i}"
         if name_key(episode) in existing:
             raise InvalidInput(f"message {episode!r} is already stored for this user", field=f"messages.{i}.id")
-        link = {"type": "episode", "valid_at": when}
+        link: dict[str, Any] = {"type": "episode", "valid_at": as_utc(when)}
         triplets = [
-            TripletIn(subject=m.speaker, relation="said", object=episode, object_type=NodeType.EPISODE, **link),
-            TripletIn(subject=episode, subject_type=NodeType.EPISODE, relation="in_session", object=session,
-                      **link),
+            built_triplet(m.speaker, "said", episode, object_type=NodeType.EPISODE, **link),
+            built_triplet(episode, "in_session", session, subject_type=NodeType.EPISODE, **link),
         ]
         if session in previous:
-            triplets.append(TripletIn(subject=previous[session], relation="next_message", object=episode, **link))
+            triplets.append(built_triplet(previous[session], "next_message", episode, **link))
         for name in mentioned_names(m.text, speakers):
-            triplets.append(TripletIn(subject=episode, relation="mentions", object=name, **link))
+            triplets.append(built_triplet(episode, "mentions", name, **link))
             entities.add(name)
         said = stems(m.text)
         topics = topics_in(said) if inp.topics else []
-        triplets.extend(TripletIn(subject=episode, relation="about", object=topic_node(t), **link) for t in topics)
+        triplets.extend(built_triplet(episode, "about", topic_node(t), **link) for t in topics)
         in_profiles = profile_topics(m.text, said, topics if inp.topics else None) if inp.profiles else []
         by_model = [t for t in read.get(i, []) if t not in in_profiles]
         triplets.extend(_profile_links(m.speaker, episode, in_profiles, met, profiles.stored, link))
@@ -290,20 +329,19 @@ def _commit_turns(ctx: ToolContext, scope: Scope, turns: list[_Turn]) -> tuple[l
 
 
 def _profile_links(speaker: str, episode: str, topics: list[str], met: set[str], stored: set[str],
-                   link: dict[str, Any]) -> list[TripletIn]:
+                   link: dict[str, Any]) -> list[Triplet]:
     """``(profile) -profile_of-> (speaker)`` when the profile is new (neither ``stored`` nor
     ``met`` earlier in this ingest: a second link would only reinforce it, and ingesting message
     by message would store other facts than one call), and ``(profile) -stated_in-> (episode)``
     for each profile topic of the turn."""
-    out: list[TripletIn] = []
+    out: list[Triplet] = []
     for t in topics:
         name = profile_name(speaker, t)
         if name not in met and name_key(name) not in stored:
-            out.append(TripletIn(subject=name, subject_type=NodeType.INFO, relation=PROFILE_OF, object=speaker,
-                                 **link))
+            out.append(built_triplet(name, PROFILE_OF, speaker, subject_type=NodeType.INFO, **link))
         met.add(name)
-        out.append(TripletIn(subject=name, subject_type=NodeType.INFO, relation=STATED_IN, object=episode,
-                             object_type=NodeType.EPISODE, **link))
+        out.append(built_triplet(name, STATED_IN, episode, subject_type=NodeType.INFO, object_type=NodeType.EPISODE,
+                                 **link))
     return out
 
 
