@@ -49,6 +49,15 @@ def redact(url: str) -> str:
     return f"{scheme}//{cred.split(':', 1)[0]}:***@{tail}"
 
 
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    """Lists go as binary arrays: the text form quotes and escapes every element in Python
+    (2.4 us per id, 9.6 per timestamp, against 0.6 and 0.5), and a commit of 1,000 triplets
+    sends several thousand ids and keys."""
+    from psycopg.types.array import ListBinaryDumper
+
+    conn.adapters.register_dumper(list, ListBinaryDumper)
+
+
 class _Tx(threading.local):
     conn: psycopg.Connection[Any] | None = None
     depth = 0
@@ -77,7 +86,7 @@ class PostgresBase(SQLReads):
         self._errors = psycopg.errors
         self._psycopg = psycopg
         self._pool: Any = psycopg_pool.ConnectionPool(
-            url, min_size=1, max_size=pool_size, timeout=timeout_s, open=False,
+            url, min_size=1, max_size=pool_size, timeout=timeout_s, open=False, configure=_configure,
             # prepare_threshold None: every statement planned for its own arguments; generic plans
             # of `key = ANY(array)` lookups read whole tables (nodes by key: 81 ms -> 4 ms at 50k facts)
             kwargs={"autocommit": True, "prepare_threshold": None,
