@@ -54,7 +54,9 @@ class TripletIn(InputPart):
     @model_validator(mode="before")
     @classmethod
     def _speculation_mark(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("subject"), str) and _SPECULATION_MARK.search(data["subject"]):
+        subject = data.get("subject") if isinstance(data, dict) else None
+        # every mark has a "[": the test before the search saves a regex per triplet
+        if isinstance(subject, str) and "[" in subject and _SPECULATION_MARK.search(subject):
             if data.get("speculation") is False:
                 raise InvalidInput("is marked [speculation] but speculation is false", field="subject")
             data = {**data, "subject": _SPECULATION_MARK.sub("", data["subject"]), "speculation": True}
@@ -142,7 +144,10 @@ class CommitInput(ToolInput):
         # Task states, the chain and the persona have invariants (one current state, one
         # chain order) that only their own tools keep.
         for i, t in enumerate(self.triplets):
-            check_relation(t.relation, f"triplets.{i}.relation")
+            if relation_key(t.relation) in _RESERVED_RELATIONS:
+                check_relation(t.relation, f"triplets.{i}.relation")
+            if t.subject_type is None and t.object_type is None:
+                continue
             for side in ("subject_type", "object_type"):
                 owner = _RESERVED_TYPES.get(getattr(t, side) or "")
                 if owner:
@@ -236,12 +241,14 @@ def commit_triplets(
 def _resolve(store: Store, scope: Scope, triplets: Sequence[Triplet], now: datetime) -> list[tuple[str, str, str]]:
     """Each triplet as ``(subject id, relation key, object id)``, creating missing nodes."""
     keys = [(name_key(t.subject), relation_key(t.relation), name_key(t.object)) for t in triplets]
-    specs: list[NodeSpec] = []
+    wanted: dict[str, tuple[str, str]] = {}  # by_key's rule, without a NodeSpec per mention of a node
     entity = NodeType.ENTITY
     for t, (sk, _, ok) in zip(triplets, keys):
-        specs.append(NodeSpec(sk, t.subject, t.subject_type or entity))
-        specs.append(NodeSpec(ok, t.object, t.object_type or entity))
-    nodes = store.resolve_nodes(scope, specs, now)
+        for key, name, type_ in ((sk, t.subject, t.subject_type or entity), (ok, t.object, t.object_type or entity)):
+            prev = wanted.get(key)
+            if prev is None or (prev[1] == entity and type_ != entity):
+                wanted[key] = (name, type_)
+    nodes = store.resolve_nodes(scope, [NodeSpec(k, name, type_) for k, (name, type_) in wanted.items()], now)
     return [(nodes[sk], rk, nodes[ok]) for sk, rk, ok in keys]
 
 
@@ -252,13 +259,17 @@ def supersede_single_valued(ctx: ToolContext, created: list[Fact]) -> list[str]:
     dream shows the conflict instead)."""
     slots: dict[tuple[str, str], Fact] = {}
     prefs: dict[tuple[str, str], Fact] = {}
+    kinds: dict[str, tuple[str | None, bool]] = {}  # relation -> (its slot, is a preference): a batch has few
     for f in created:
         if f.kind != EdgeKind.FACT or f.speculation:
             continue
-        canon = single_valued(f.relation)
+        known = kinds.get(f.relation)
+        if known is None:
+            known = kinds[f.relation] = (single_valued(f.relation), preference(f.relation) is not None)
+        canon, prefers = known
         if canon:
             slots[(f.subject_id, canon)] = f  # within one batch the last value wins
-        elif preference(f.relation) is not None:
+        elif prefers:
             prefs[(f.subject_id, f.object_id)] = f
     current = _slot_values(ctx, slots) + _opposite_preferences(ctx, prefs)
     successor: dict[str, str] = {}  # old fact id -> the new one that replaces it

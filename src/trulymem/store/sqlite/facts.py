@@ -63,12 +63,15 @@ class FactMixin(SQLiteBase):
             mid_json = mids.get(key)
             if mid_json is None:
                 mid_json = mids[key] = dump_json(f.message_ids)
+            created = stamp(f.created_at)  # a batch's facts are mostly created, updated and valid at one time
             rows.append((
                 base + i + 1, f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "",
                 rids[f.subject_id], f.relation, relation_key(f.relation), rids[f.object_id], f.kind, f.confidence,
                 int(f.speculation), int(f.pinned), f.type, f.source, dump_json(f.metadata) if f.metadata else "{}",
-                f.turn_id, mid_json, f.mention_count, stamp(f.created_at), stamp(f.updated_at),
-                stamp(f.valid_at), stamp(f.invalid_at) if f.invalid_at else None, f.superseded_by,
+                f.turn_id, mid_json, f.mention_count, created,
+                created if f.updated_at is f.created_at else stamp(f.updated_at),
+                created if f.valid_at is f.created_at else stamp(f.valid_at),
+                stamp(f.invalid_at) if f.invalid_at else None, f.superseded_by,
             ))
         self._many(
             "INSERT INTO facts(rid, id, user_id, agent_id, app_id, session_id, subject_rid, relation, relation_key, "
