@@ -62,34 +62,45 @@ class _Collector:
         self.fact_score: dict[str, float] = {}
         self.fact_hop: dict[str, int] = {}
         self.fact_why: dict[str, list[str]] = {}
+        self.quality: dict[str, float] = {}  # fact_quality per fact id: the same whoever reaches it
 
     def node(self, node_id: str, score: float, hop: int, why: str) -> None:
-        if node_id not in self.node_score or score > self.node_score[node_id]:
+        # called ~200 times per recall: one lookup per map, no min()/setdefault calls
+        old = self.node_score.get(node_id)
+        if old is None or score > old:
             self.node_score[node_id] = score
-        self.node_hop[node_id] = min(hop, self.node_hop.get(node_id, hop))
+        if hop < self.node_hop.get(node_id, hop + 1):
+            self.node_hop[node_id] = hop
         _add_why(self.node_why, node_id, why)
 
     def fact(self, f: Edge | Fact, score: float, hop: int, why: str) -> None:
         """Record a fact the store returned (it already applied the query's ``When``)."""
-        cfg = self.cfg
         if isinstance(f, Fact):
             self.whole[f.id] = f
             f = Edge.of(f)
-        quality = fact_quality(
-            f.confidence, f.pinned, f.speculation, recency(f.updated_at, self.ref_time, cfg.recency_half_life_days),
-            pinned_boost=cfg.pinned_boost, speculation_penalty=cfg.speculation_penalty,
-        )
+        fid = f.id
+        quality = self.quality.get(fid)
+        if quality is None:  # a fact is often reached from both its ends
+            cfg = self.cfg
+            quality = self.quality[fid] = fact_quality(
+                f.confidence, f.pinned, f.speculation, recency(f.updated_at, self.ref_time, cfg.recency_half_life_days),
+                pinned_boost=cfg.pinned_boost, speculation_penalty=cfg.speculation_penalty,
+            )
         s = score * quality
-        if f.id not in self.facts or s > self.fact_score[f.id]:
-            self.facts[f.id] = f
-            self.fact_score[f.id] = s
-        self.fact_hop[f.id] = min(hop, self.fact_hop.get(f.id, hop))
-        _add_why(self.fact_why, f.id, why)
+        old = self.fact_score.get(fid)
+        if old is None or s > old:
+            self.facts[fid] = f
+            self.fact_score[fid] = s
+        if hop < self.fact_hop.get(fid, hop + 1):
+            self.fact_hop[fid] = hop
+        _add_why(self.fact_why, fid, why)
 
 
 def _add_why(whys: dict[str, list[str]], key: str, why: str) -> None:
-    reasons = whys.setdefault(key, [])
-    if why not in reasons and len(reasons) < 3:
+    reasons = whys.get(key)
+    if reasons is None:
+        whys[key] = [why]
+    elif len(reasons) < 3 and why not in reasons:
         reasons.append(why)
 
 
@@ -207,12 +218,12 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         found = store.neighbor_edges(scope, frontier, per_node=fanout, when=when)
         known.learn(found)
         front = set(frontier)
-        why = "match" if hop == 0 else f"hop {hop}"
+        why, next_why = ("match" if hop == 0 else f"hop {hop}"), f"hop {hop + 1}"
         for e in found:
             for src, dst in ((e.subject_id, e.object_id), (e.object_id, e.subject_id)):
                 if src in front:
                     c.fact(e, c.node_score[src], hop, why)
-                    c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, f"hop {hop + 1}")
+                    c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, next_why)
 
     # --- time named in the query: boost what happened then ---------------------
     if hint is not None:
