@@ -33,6 +33,7 @@ _RAND_BITS = 74  # rand_a (12) and rand_b (62) of RFC 9562's layout
 _last_id = [0, 0]  # the last id's milliseconds and random bits, in this process
 _id_lock = threading.Lock()
 _LOW_62 = (1 << 62) - 1
+_VARIANT = 0x2 << 62
 
 
 def new_id() -> str:
@@ -54,6 +55,7 @@ def new_ids(n: int) -> list[str]:
     noise = os.urandom(3 * n)  # a 24-bit step per id (the 3-byte step of new_id's 4 bytes >> 8)
     ms = time.time_ns() // 1_000_000
     out: list[str] = []
+    head = ""
     with _id_lock:
         last_ms, rand = _last_id
         for i in range(n):
@@ -63,10 +65,12 @@ def new_ids(n: int) -> list[str]:
                 ms, rand = last_ms, rand + 1 + int.from_bytes(noise[3 * i : 3 * i + 3], "big")
                 if rand >> _RAND_BITS:  # the counter ran out: borrow the next millisecond
                     ms, rand = ms + 1, int.from_bytes(os.urandom(10), "big") >> (80 - _RAND_BITS + 1)
+            if ms != last_ms or not out:
+                head = f"{ms:012x}"
+                head = f"{head[:8]}-{head[8:]}-7"  # the time and the version, shared within a millisecond
             last_ms = ms
-            value = ms << 80 | 0x7 << 76 | (rand >> 62) << 64 | 0x2 << 62 | (rand & _LOW_62)  # v7, RFC 4122 variant
-            h = f"{value:032x}"
-            out.append(f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}")
+            low = f"{_VARIANT | (rand & _LOW_62):016x}"  # RFC 4122 variant over rand_b
+            out.append(f"{head}{rand >> 62:03x}-{low[:4]}-{low[4:]}")
         _last_id[:] = [ms, rand]
     return out
 
