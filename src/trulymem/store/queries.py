@@ -275,17 +275,24 @@ class SQLReads(Store):
             return []
         where, params = scope_sql(scope, "f", d)
         wsql, wparams = when_sql(when, d)
-        sql, common = d.search.facts, False
-        if d.search.facts_common is not None and self._common_facts(match, where, wsql, [*params, *wparams]):
+        common = d.search.facts_common is not None and self._common_facts(match, where, wsql, [*params, *wparams])
+        if common:
             # a relation word matches a share of all facts: the newest few are found by walking
             # back from the newest fact, not by collecting and sorting every match
-            sql, common = d.search.facts_common, True
-        rows = self._q(sql.format(where=where, when=wsql), (match, *params, *wparams, limit))
+            rows = self._walk_common(scope, match, where, wsql, [*params, *wparams], limit)
+        else:
+            rows = self._q(d.search.facts.format(where=where, when=wsql), (match, *params, *wparams, limit))
         if common and len(rows) < limit:
             # fewer than asked: the walk read every fact of the scope, so the word is no longer
             # common (a purge); ask again next time rather than walk all of them on every call
             self.__dict__["_common_seen"].discard((match, where, wsql, *params, *wparams))
         return [d.fact_row(r) for r in rows]
+
+    def _walk_common(self, scope: Scope, match: str, where: str, when: str, params: list[Any],
+                     limit: int) -> list[tuple[Any, ...]]:
+        """The newest ``limit`` facts matching a common word, walking back in storage order."""
+        sql = self.dialect.search.facts_common or ""
+        return self._q(sql.format(where=where, when=when), (match, *params, limit))
 
     def _common_facts(self, match: str, where: str, when: str, params: list[Any]) -> bool:
         """Whether more than ``COMMON`` facts match (``TextSearch.fact_count``). A yes is kept per
