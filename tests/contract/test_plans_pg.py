@@ -93,3 +93,28 @@ def test_a_walk_that_finds_fewer_than_asked_forgets_common(db: str) -> None:
     assert not store.__dict__["_common_seen"]  # fewer than asked: no longer taken for common
     assert len(store.search_facts(Scope(user_id="a"), [("likes",)], 5)) == 3
     a.close()
+
+
+def test_the_common_walk_reads_one_users_facts_by_user_and_seq(db: str) -> None:
+    """A step of the common-word walk is a keyset on (user_id, seq): facts_user_seq is the one
+    index that gives that order without sorting, whatever the planner thinks of the word."""
+    from trulymem.model import Scope
+    from trulymem.store.base import CURRENT
+    from trulymem.store.postgres.rows import FACT_COLS_NAMED, scope_sql, when_sql
+    from trulymem.store.postgres.search import _WALK
+
+    for user in ("a", "b"):
+        with TrulyMem(db, user_id=user, embedder="none") as m:
+            m.commit(_hub_triplets(2000, relation="likes"))
+    mem = TrulyMem(db, user_id="a", embedder="none")
+    store: Any = mem.store
+    where, params = scope_sql(Scope(user_id="a"), "f")
+    when, wparams = when_sql(CURRENT)
+    sql = _WALK.format(cols=FACT_COLS_NAMED, where=where, when=when)
+    with store.transaction(write=False):
+        store._q("ANALYZE facts")
+        store._q("SET LOCAL enable_seqscan = off")  # a table this small is read whole otherwise
+        plan = " | ".join(r[0] for r in store._q(
+            "EXPLAIN " + sql, ("'likes'", *params, *wparams, "a", 2**63 - 1, 1024, 1024, 21)))
+    assert "facts_user_seq" in plan and "facts_seq" not in plan and "facts_tsv" not in plan, plan
+    mem.close()

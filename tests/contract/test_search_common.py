@@ -50,3 +50,35 @@ def test_a_word_no_longer_common_still_finds_its_facts(mem: TrulyMem) -> None:
     mem.purge({"subject_contains": "person"}, mode="hard", confirm=True)
     found = mem.store.search_facts(scope, [("likes",)], 5)
     assert [f.id for f in found] == [f.id for f in reversed(kept.facts)]
+
+
+def test_the_walk_over_one_users_facts_skips_other_users(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # "m" is searched; "a" sorts below it (a walk past m's oldest fact reaches a's) and "z" above;
+    # a's and z's newer facts are interleaved with m's. Small steps make the walk take several.
+    from trulymem.store.postgres import search
+
+    monkeypatch.setattr(queries, "COMMON", 30)
+    monkeypatch.setattr(search, "_FIRST_STEP", 8)
+    mems = {u: TrulyMem(db, user_id=u, embedder="none") for u in ("a", "m", "z")}
+    try:
+        for batch in range(4):
+            for u, m in mems.items():
+                rel = (lambda i: "likes") if u != "m" else (lambda i: "likes" if i % 5 == 0 else "visited")
+                m.commit([triplet(f"{u} person {batch}-{i}", rel(i), f"thing {i}") for i in range(60)])
+        store = mems["m"].store
+        scope = Scope(user_id="m")
+        listed, _ = store.list_facts(FactQuery(scope=scope, relation_keys=["likes"]), None, 1000)
+        newest = [f.id for f in reversed(listed)]
+        assert len(newest) == 48
+        for limit in (1, 10, 40, 48, 60):
+            store.__dict__["_common_seen"] = set()
+            found = store.search_facts(scope, [("likes",)], limit)
+            assert [f.id for f in found] == newest[:limit]
+            assert all(f.user_id == "m" and f.subject.startswith("m person") for f in found)
+            with monkeypatch.context() as mp:
+                mp.setattr(queries, "COMMON", 10_000)  # every match collected and sorted
+                store.__dict__["_common_seen"] = set()
+                assert store.search_facts(scope, [("likes",)], limit) == found
+    finally:
+        for m in mems.values():
+            m.close()

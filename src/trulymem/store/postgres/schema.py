@@ -191,6 +191,20 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER INDEX facts_tsv SET (fastupdate = on, gin_pending_list_limit = 256);
         """,
     ),
+    (
+        5,
+        "facts by user in storage order",
+        """
+        -- The common-word fact search walks one user's facts back from the newest (a keyset on
+        -- (user_id, seq), store/postgres/search.py); by facts_seq it stepped over every newer
+        -- fact of every other user (14.8 ms against 4.0 for collecting the matches).
+        CREATE INDEX IF NOT EXISTS facts_user_seq ON facts(user_id, seq);
+        -- Listings by kind look for a structural kind (persona, task chain, states); plain facts,
+        -- nearly all of them, are listed by facts_user_created, so they no longer pay this index.
+        DROP INDEX IF EXISTS facts_user_kind;
+        CREATE INDEX facts_user_kind ON facts(user_id, kind, created_at) WHERE kind <> 'FACT';
+        """,
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

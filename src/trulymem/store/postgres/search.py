@@ -6,15 +6,54 @@ over the statements in ``rows.SEARCH``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from trulymem.model import Fact, Scope
 from trulymem.store.base import CURRENT, When
 from trulymem.store.postgres.connection import PostgresBase
-from trulymem.store.postgres.rows import FACT_COLS, JOIN_NODES, chunks, row_to_fact, scope_sql, when_sql
+from trulymem.store.postgres.rows import (
+    FACT_COLS,
+    FACT_COLS_NAMED,
+    JOIN_NODES,
+    chunks,
+    row_to_fact,
+    scope_sql,
+    when_sql,
+)
+
+_FIRST_STEP, _LAST_STEP = 1024, 65_536  # facts one step of a common-word walk reads: x4 per step
+# One step of a common-word walk over one user's facts: the next ``window`` of them in storage order,
+# newest first, read as a keyset on (user_id, seq) — an order only facts_user_seq gives without
+# sorting the table, so no estimate of the word's matches can send the walk through facts_seq and
+# other users' facts — and of those the matches (hit), plus the window's last row (its edge).
+_WALK = (
+    "SELECT * FROM (SELECT {cols}, f.user_id AS walk_user, f.seq AS walk_seq, f.rn AS walk_rn, "
+    "(f.tsv @@ %s::tsquery AND {where} AND {when}) AS hit "
+    "FROM (SELECT w.*, row_number() OVER (ORDER BY w.user_id DESC, w.seq DESC) AS rn FROM ("
+    "SELECT * FROM facts f WHERE (f.user_id, f.seq) < (%s, %s) ORDER BY f.user_id DESC, f.seq DESC LIMIT %s"
+    ") w) f) x WHERE x.hit OR x.walk_rn = %s ORDER BY x.walk_rn LIMIT %s")
 
 
 class SearchMixin(PostgresBase):
     """Retrieval: ``live_nodes`` and ``neighbors`` (text search is ``store.queries``')."""
+
+    def _walk_common(self, scope: Scope, match: str, where: str, when: str, params: list[Any],
+                     limit: int) -> list[tuple[Any, ...]]:
+        """Walk back through the scope's user's facts only, a growing window at a time, until
+        ``limit`` match or the user's oldest fact is passed (the same facts, newest first, as
+        the global walk and the collecting search); across users, the global walk."""
+        if scope.user_id is None:
+            return super()._walk_common(scope, match, where, when, params, limit)
+        sql = _WALK.format(cols=FACT_COLS_NAMED, where=where, when=when)
+        hits: list[tuple[Any, ...]] = []
+        top, window = 2**63 - 1, max(_FIRST_STEP, 4 * limit)  # seq is a bigint
+        while True:
+            rows = self._q(sql, (match, *params, scope.user_id, top, window, window, limit - len(hits) + 1))
+            hits += [r for r in rows if r[-1]]
+            edge = rows[-1] if rows and rows[-1][-2] == window else None
+            if len(hits) >= limit or edge is None or edge[-4] != scope.user_id:
+                return hits[:limit]  # enough, the table's start, or past the user's oldest fact
+            top, window = edge[-3], min(4 * window, _LAST_STEP)
 
     def live_nodes(self, node_ids: Sequence[str], when: When = CURRENT) -> set[str]:
         wsql, wparams = when_sql(When(when.validity, when.as_of))
