@@ -318,13 +318,18 @@ class SQLReads(Store):
         if not ids:
             return []
         sql, params = neighbor_sql(self.dialect, scope, ids, per_node, when)
-        rows = [(r[0], r[1], Edge(r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]), _stamp(r[8]), _stamp(r[9]), r[10], r[11]))
-                for r in self._q(sql, params)]
-        # outgoing first, then incoming; per node in the order given; pinned first, newest first
-        # (a stable sort: ties keep the order the endpoint index gave them, as ``neighbors``)
-        rows.sort(key=lambda r: (r[0], r[1], not r[2].pinned, -r[2].updated_at.timestamp()))
+        raw = self._q(sql, params)
+        if not raw:
+            return []
+        at = datetime.fromisoformat if isinstance(raw[0][8], str) else _stamp  # ~200 rows per recall
+        edges = [Edge(r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]), at(r[8]), at(r[9]), r[10], r[11]) for r in raw]
+        # outgoing first, then incoming; per node in the order given; pinned first, newest first;
+        # ties keep the order the endpoint index gave them (the row's position), as ``neighbors``
+        keys = [(r[0], r[1], not e.pinned, -e.updated_at.timestamp(), i) for i, (r, e) in enumerate(zip(raw, edges))]
+        keys.sort()
         out: dict[str, Edge] = {}
-        for _, _, e in rows:
+        for k in keys:
+            e = edges[k[4]]
             out.setdefault(e.id, e)
         return list(out.values())
 
