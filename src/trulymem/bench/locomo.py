@@ -65,6 +65,8 @@ def variants(base: RecallConfig | None = None) -> list[Variant]:
         Variant("-question penalty", replace(base, rerank=replace(weights, question=0)), 1),
         Variant("-answer transfer", replace(base, rerank=replace(weights, answer=0)), 1),
         Variant("+coverage", replace(base, rerank=replace(weights, coverage=0.5)), 1),
+        Variant("+session spread", replace(base, rerank=replace(weights, sessions=0.1)), 1),
+        Variant("+self statements", replace(base, rerank=replace(weights, statement=0.05)), 1),
         Variant("+speaker terms", replace(base, speaker_terms=True), 1),
         Variant("+frame words", replace(base, frame_words=True), 1),
         Variant("-question parse", replace(base, parse_questions=False), 1),

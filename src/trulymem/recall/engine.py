@@ -18,7 +18,7 @@ from trulymem.enrich.profiles import is_enrichment_node, parsed_profile, profile
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.cache import NodeCache, whole_facts
 from trulymem.recall.config import RecallConfig
-from trulymem.recall.query import FRAME_WORDS, ParsedQuery, parse_query, topic_terms
+from trulymem.recall.query import FRAME_WORDS, ParsedQuery, is_set_question, parse_query, topic_terms
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
 from trulymem.recall.rerank import Candidate, rerank
@@ -246,7 +246,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     # --- rerank: speaker, question turns, coverage ------------------------------
     if not cfg.rerank.off:
         asked = asked_topics(q.query_intent) if parsed is not None and parsed.question else []
-        _rerank(c, known, speakers, stems(" ".join(text_terms)), asked)
+        many = bool(cfg.rerank.sessions) and parsed is not None and parsed.question and is_set_question(q.query_intent)
+        _rerank(c, known, speakers, stems(" ".join(text_terms)), asked, many)
 
     # --- rank and cut --------------------------------------------------------
     budget.check("recall")
@@ -414,7 +415,8 @@ def _feedback_terms(rankings: dict[str, list[str]], text_terms: list[str], speak
     return [t for t in sorted(df, key=lambda t: -df[t]) if df[t] > 1][: cfg.feedback_terms]
 
 
-def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: set[str], asked: list[str]) -> None:
+def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: set[str], asked: list[str],
+            many: bool = False) -> None:
     """Rescore the best ``rerank_depth`` episode candidates with ``rerank.rerank``."""
     top = sorted(c.node_score, key=lambda i: -c.node_score[i])[: c.cfg.rerank_depth]
     known.load_types(top)  # only episodes are reranked: the rest are not read whole here
@@ -430,7 +432,7 @@ def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: se
             text = text[len(speaker) + 2 :]
         cands.append(Candidate(nid, c.node_score[nid], text, speaker if isinstance(speaker, str) else None,
                                _place(node.metadata)))
-    for nid, (score, why) in rerank(cands, query_stems, speakers, c.cfg.rerank, asked).items():
+    for nid, (score, why) in rerank(cands, query_stems, speakers, c.cfg.rerank, asked, many=many).items():
         c.node_score[nid] = score
         for w in why:
             _add_why(c.node_why, nid, w)

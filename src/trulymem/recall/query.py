@@ -71,3 +71,25 @@ def parse_query(text: str) -> ParsedQuery:
     caps = [_POSSESSIVE.sub("", m.group(0)) for i, m in enumerate(_WORD.finditer(text))
             if m.group(0)[:1].isupper() and i > 0]
     return ParsedQuery(text, terms, True, list(dict.fromkeys(c for c in caps if len(c) > 1)))
+
+
+# A question whose answer is a set of things said at different times ("What activities does Ola
+# do?", "Which cities has Ines visited?", "How many times…", "What has Ola painted?").
+_AUX = r"(?:do|does|did|has|have|had|is|are|was|were|can|could|would|might|will)"
+_SET_PATTERNS = (
+    # a plural object before the verb: "What books has…", "What kinds of art does…"
+    re.compile(rf"^(?:what|which)\s+(?:(?:kinds|types|sorts)\s+of\s+[^?]*?|(?:[^\s?]+\s+){{0,2}}?"
+               rf"[^\s?]*[^\Wsu]s)\s+{_AUX}\b", re.IGNORECASE),
+    re.compile(r"^how\s+many\b|^(?:list|name)\b|^(?:what|who)\s+(?:are|were)\b|\bboth\b", re.IGNORECASE),
+    # "What has Ola done…", "Where has Ines camped?"
+    re.compile(r"^(?i:what|where|which)\s+(?i:has|have)\s+[A-Z][\w'’-]*(?:\s+and\s+[A-Z][\w'’-]*)?\s+"
+               r"(?:\w+ed|done|seen|made|read|been|gone|taken|given|written|eaten|bought|won|met|tried|played)\b"),
+)
+
+
+def is_set_question(text: str) -> bool:
+    """A question whose answer is many things: a plural asked for after "what"/"which"
+    ("What books has…", "What kinds of art…"), "how many", "what are", "both", or "what has
+    <someone> done"."""
+    t = unicodedata.normalize("NFKC", text).strip()
+    return any(p.search(t) for p in _SET_PATTERNS)

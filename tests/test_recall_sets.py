@@ -1,0 +1,59 @@
+"""Set questions (query.is_set_question) and the two reranker features measured for them:
+spreading a set question's top over sessions, and a named person's own statements."""
+
+from __future__ import annotations
+
+import pytest
+
+from trulymem.recall.query import is_set_question
+from trulymem.recall.rerank import Candidate, RerankWeights, rerank
+
+
+@pytest.mark.parametrize("text", [
+    "Which harbours has Tomas sailed from?",
+    "What board games does Ines own?",
+    "What kinds of bread does Ola bake?",
+    "How many bikes does Ines have?",
+    "What has Tomas repaired?",
+    "Where has Ola lived?",
+    "What are Ines's favourite films?",
+    "What do Tomas and Ola both collect?",
+])
+def test_questions_whose_answer_is_a_set(text: str) -> None:
+    assert is_set_question(text)
+
+
+@pytest.mark.parametrize("text", [
+    "What is Tomas's job?",
+    "Which film inspires Ola the most?",
+    "What do seagulls eat according to Ines?",
+    "When did Ola move to Bergen?",
+    "What kind of boat does Tomas sail?",
+    "What has happened?",
+])
+def test_questions_with_one_answer(text: str) -> None:
+    assert not is_set_question(text)
+
+
+def _cands() -> list[Candidate]:
+    return [Candidate("a", 1.0, "We sailed to the island.", "Tomas", ("S1", 3)),
+            Candidate("b", 0.9, "Then we fixed the mast.", "Tomas", ("S1", 5)),
+            Candidate("c", 0.8, "I rebuilt an old bike.", "Tomas", ("S4", 2))]
+
+
+def test_session_spread_only_for_set_questions() -> None:
+    w = RerankWeights(speaker=0, question=0, answer=0, sessions=0.5)
+    spread = rerank(_cands(), set(), set(), w, many=True)
+    assert spread["b"][0] == pytest.approx(0.45) and "same session as a better turn" in spread["b"][1]
+    assert spread["c"][0] == pytest.approx(0.8)  # another session: untouched
+    assert rerank(_cands(), set(), set(), w, many=False)["b"][0] == pytest.approx(0.9)
+    assert not RerankWeights(speaker=0, question=0, answer=0, sessions=0.5).off
+
+
+def test_self_statement_boost_for_the_named_person() -> None:
+    cands = [Candidate("own", 0.5, "I rebuilt an old bike last spring.", "Tomas"),
+             Candidate("asks", 0.5, "Did you rebuild it yourself?", "Tomas"),
+             Candidate("other", 0.5, "I love old bikes.", "Ola")]
+    out = rerank(cands, set(), {"tomas"}, RerankWeights(speaker=0, question=0, answer=0, statement=0.2))
+    assert out["own"][0] == pytest.approx(0.6) and "tells about themselves" in out["own"][1]
+    assert out["asks"][0] == pytest.approx(0.5) and out["other"][0] == pytest.approx(0.5)
