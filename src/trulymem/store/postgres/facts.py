@@ -62,10 +62,21 @@ class FactMixin(PostgresBase):
             return
         self._lock_users([f.user_id for f in facts])
         self._check_nodes(facts)
+        # Times as ISO text, each distinct one formatted once (a batch shares its `now`): COPY's
+        # own datetime dumping was 7 of the 10 us it took to format a row.
+        stamps: dict[datetime | None, str | None] = {None: None}
+
+        def iso(t: datetime | None) -> str | None:
+            text = stamps.get(t)
+            if text is None and t is not None:
+                text = stamps[t] = t.isoformat()
+            return text
+
         rows = [(f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "", f.subject_id, f.relation,
                  relation_key(f.relation), f.object_id, f.kind.value, f.confidence, f.speculation, f.pinned, f.type,
-                 f.source, dump_json(f.metadata), f.turn_id, dump_json(f.message_ids), f.mention_count, f.created_at,
-                 f.updated_at, f.valid_at, f.invalid_at, f.superseded_by, fact_tsv(f.relation, f.type, f.kind.value))
+                 f.source, dump_json(f.metadata), f.turn_id, dump_json(f.message_ids), f.mention_count,
+                 iso(f.created_at), iso(f.updated_at), iso(f.valid_at), iso(f.invalid_at), f.superseded_by,
+                 fact_tsv(f.relation, f.type, f.kind.value))
                 for f in facts]
         self._copy(_COPY, rows)  # COPY: rows stream in order (storage order), no per-value array building
         self._grown += len(rows)
