@@ -12,7 +12,7 @@ task chain) hold whatever a caller does. Read transactions see one snapshot.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -226,10 +226,9 @@ class PostgresBase(SQLReads):
         with self._cursor() as cur:
             cur.executemany(sql.encode(), rows)
 
-    def _copy(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """``COPY … FROM STDIN`` of ``rows``: the fastest way in for a batch of new rows."""
-        if not rows:
-            return
+    def _copy(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """``COPY … FROM STDIN`` of ``rows``: the fastest way in for a batch of new rows. Rows
+        made lazily are made while the server inserts the ones already sent (32 kB at a time)."""
         with self._cursor() as cur, cur.copy(sql.encode()) as copy:
             for row in rows:
                 copy.write_row(row)

@@ -72,14 +72,15 @@ class FactMixin(PostgresBase):
                 text = stamps[t] = t.isoformat()
             return text
 
-        rows = [(f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "", f.subject_id, f.relation,
+        rows = ((f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "", f.subject_id, f.relation,
                  relation_key(f.relation), f.object_id, f.kind.value, f.confidence, f.speculation, f.pinned, f.type,
                  f.source, dump_json(f.metadata), f.turn_id, dump_json(f.message_ids), f.mention_count,
                  iso(f.created_at), iso(f.updated_at), iso(f.valid_at), iso(f.invalid_at), f.superseded_by,
                  fact_tsv(f.relation, f.type, f.kind.value))
-                for f in facts]
-        self._copy(_COPY, rows)  # COPY: rows stream in order (storage order), no per-value array building
-        self._grown += len(rows)
+                for f in facts)
+        # COPY: rows stream in order (storage order), no per-value array building; made as they are sent
+        self._copy(_COPY, rows)
+        self._grown += len(facts)
 
     def _check_nodes(self, facts: Sequence[Fact]) -> None:
         """``Conflict`` naming the first endpoint that is not a node of the fact's user (nodes this
