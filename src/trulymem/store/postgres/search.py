@@ -21,17 +21,15 @@ from trulymem.store.postgres.rows import (
     when_sql,
 )
 
-_FIRST_STEP, _LAST_STEP = 1024, 65_536  # facts one step of a common-word walk reads: x4 per step
-# One step of a common-word walk over one user's facts: the next ``window`` of them in storage order,
+_FIRST_STEP, _LAST_STEP = 4096, 65_536  # facts one step of a common-word walk reads at most: x4 per step
+# A step of a common-word walk over one user's facts: the next ``window`` of them in storage order,
 # newest first, read as a keyset on (user_id, seq) — an order only facts_user_seq gives without
 # sorting the table, so no estimate of the word's matches can send the walk through facts_seq and
-# other users' facts — and of those the matches (hit), plus the window's last row (its edge).
-_WALK = (
-    "SELECT * FROM (SELECT {cols}, f.user_id AS walk_user, f.seq AS walk_seq, f.rn AS walk_rn, "
-    "(f.tsv @@ %s::tsquery AND {where} AND {when}) AS hit "
-    "FROM (SELECT w.*, row_number() OVER (ORDER BY w.user_id DESC, w.seq DESC) AS rn FROM ("
-    "SELECT * FROM facts f WHERE (f.user_id, f.seq) < (%s, %s) ORDER BY f.user_id DESC, f.seq DESC LIMIT %s"
-    ") w) f) x WHERE x.hit OR x.walk_rn = %s ORDER BY x.walk_rn LIMIT %s")
+# every other user's facts; rows stream in that order, so a step stops once it has enough.
+_KEYSET = "FROM facts f WHERE (f.user_id, f.seq) < (%s, %s) ORDER BY f.user_id DESC, f.seq DESC"
+_WALK = (f"SELECT {{cols}} FROM (SELECT * {_KEYSET} LIMIT %s) f WHERE f.tsv @@ %s::tsquery AND {{where}} "
+         "AND {when} ORDER BY f.user_id DESC, f.seq DESC LIMIT %s")
+_EDGE = f"SELECT f.user_id, f.seq {_KEYSET} OFFSET %s LIMIT 1"  # a full step's last fact
 
 
 class SearchMixin(PostgresBase):
@@ -48,12 +46,13 @@ class SearchMixin(PostgresBase):
         hits: list[tuple[Any, ...]] = []
         top, window = 2**63 - 1, max(_FIRST_STEP, 4 * limit)  # seq is a bigint
         while True:
-            rows = self._q(sql, (match, *params, scope.user_id, top, window, window, limit - len(hits) + 1))
-            hits += [r for r in rows if r[-1]]
-            edge = rows[-1] if rows and rows[-1][-2] == window else None
-            if len(hits) >= limit or edge is None or edge[-4] != scope.user_id:
-                return hits[:limit]  # enough, the table's start, or past the user's oldest fact
-            top, window = edge[-3], min(4 * window, _LAST_STEP)
+            hits += self._q(sql, (scope.user_id, top, window, match, *params, limit - len(hits)))
+            if len(hits) >= limit:
+                return hits
+            edge = self._q(_EDGE, (scope.user_id, top, window - 1))
+            if not edge or edge[0][0] != scope.user_id:
+                return hits  # the step reached the table's start, or past the user's oldest fact
+            top, window = edge[0][1], min(4 * window, _LAST_STEP)
 
     def live_nodes(self, node_ids: Sequence[str], when: When = CURRENT) -> set[str]:
         wsql, wparams = when_sql(When(when.validity, when.as_of))
