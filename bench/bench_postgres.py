@@ -46,14 +46,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_core import entity_names, make_queries, make_triplets, pct  # noqa: E402
+from bench_core import TYPES, entity_names, make_queries, make_triplets, pct  # noqa: E402
 
 from tests.contract.pg_cluster import Cluster  # noqa: E402
 from tests.helpers import free_port  # noqa: E402
 from trulymem import TrulyMem  # noqa: E402
 
 Fresh = Callable[[], str]  # a new, empty database; returns its location
-PARTS = ("commit", "recall", "many", "http", "writers")
+PARTS = ("commit", "recall", "many", "common", "http", "writers")
 
 
 @contextmanager
@@ -130,6 +130,45 @@ def recall_run(db: str, queries: list[str], server_cpu: Callable[[], float]) -> 
     times.sort()
     return {"p50_ms": pct(times, 0.5), "p95_ms": pct(times, 0.95), "cpu_ms_per_call": cpu * 1000 / len(queries),
             "server_cpu_ms_per_call": scpu * 1000 / len(queries)}
+
+
+def common_run(db: str, reps: int = 5) -> dict[str, float]:
+    """Fact search by a word in many facts (a type word) for the oldest user, u0, under every
+    other user's newer facts: ms per search (limit 20), median over the words and ``reps``. The
+    walk a common word takes — on PostgreSQL one user's facts by (user_id, seq), beside the
+    global walk by storage order it replaced — and the search that collects every match."""
+    from trulymem.model import Scope
+    from trulymem.store.base import CURRENT
+    from trulymem.store.queries import SQLReads
+    from trulymem.store.sql import scope_sql, when_sql
+
+    with TrulyMem(db, user_id="u0", embedder="none") as m:
+        store: Any = m.store
+        d = store.dialect
+        where, params = scope_sql(Scope(user_id="u0"), "f", d)
+        when, wparams = when_sql(CURRENT, d)
+        ways: dict[str, Callable[[str], list[Any]]] = {"collect_ms": lambda q: store._q(
+            d.search.facts.format(where=where, when=when), (q, *params, *wparams, 20))}
+        if d.search.facts_common is not None:
+            scope = Scope(user_id="u0")
+            ways["walk_user_ms"] = lambda q: store._walk_common(scope, q, where, when, [*params, *wparams], 20)
+            ways["walk_global_ms"] = lambda q: SQLReads._walk_common(store, scope, q, where, when,
+                                                                     [*params, *wparams], 20)
+        out: dict[str, float] = {}
+        same = True
+        for name, way in ways.items():
+            times = []
+            for word in TYPES:
+                q = d.search.match([(word,)])
+                first = [r[0] for r in way(q)]
+                same = same and first == [r[0] for r in ways["collect_ms"](q)]
+                for _ in range(reps):
+                    t0 = time.perf_counter()
+                    way(q)
+                    times.append((time.perf_counter() - t0) * 1000)
+            out[name] = statistics.median(times)
+        out["same_facts"] = float(same)
+    return out
 
 
 # The load generator: one process, open loop. Request i is due at start + i/rate and is sent
@@ -335,9 +374,12 @@ def measure(args: argparse.Namespace, parts: set[str], fresh: Fresh, server_cpu:
         r["commit_one_user"] = med(runs)
     if "recall" in parts:
         r["recall_depth2"] = med([recall_run(db, queries, server_cpu) for _ in range(args.runs)])
-    if "many" in parts:
-        r["commit_many_users"] = commit_run(fresh(), [f"u{i}" for i in range(args.users)], many, args.batch,
+    if "many" in parts or "common" in parts:
+        many_db = fresh()
+        r["commit_many_users"] = commit_run(many_db, [f"u{i}" for i in range(args.users)], many, args.batch,
                                             server_cpu)
+        if "common" in parts:
+            r["common_word_oldest_user"] = common_run(many_db)
     if "http" in parts:
         r["http_recall_4_workers"] = http_run(db, queries, args.rate, args.http_seconds, server_cpu)
     if "writers" in parts:
@@ -351,6 +393,10 @@ def print_table(report: dict[str, Any], args: argparse.Namespace) -> None:
         (f"commit {args.facts:,} facts, 1 user (facts/s)", "commit_one_user", "facts_per_s", "{:,.0f}"),
         ("  client CPU s / server CPU s", "commit_one_user", ("cpu_s", "server_cpu_s"), "{:.1f} / {:.1f}"),
         (f"commit {args.multi_facts:,} facts, {args.users} users (facts/s)", "commit_many_users", "facts_per_s", "{:,.0f}"),
+        ("  client CPU s / server CPU s", "commit_many_users", ("cpu_s", "server_cpu_s"), "{:.1f} / {:.1f}"),
+        ("common-word fact search, oldest user: collect (ms)", "common_word_oldest_user", "collect_ms", "{:.2f}"),
+        ("  walk by user / global walk (ms), same facts", "common_word_oldest_user",
+         ("walk_user_ms", "walk_global_ms", "same_facts"), "{:.2f} / {:.1f}, {:.0f}"),
         ("recall depth 2 p50 / p95 (ms)", "recall_depth2", ("p50_ms", "p95_ms"), "{:.1f} / {:.1f}"),
         ("  client CPU / server CPU per call (ms)", "recall_depth2", ("cpu_ms_per_call", "server_cpu_ms_per_call"),
          "{:.1f} / {:.1f}"),
@@ -371,8 +417,8 @@ def print_table(report: dict[str, Any], args: argparse.Namespace) -> None:
         cells = []
         for n in names:
             data = report[n][part]
-            vals = [data[k] for k in (keys if isinstance(keys, tuple) else (keys,))]
-            cells.append(fmt.format(*vals))
+            want = keys if isinstance(keys, tuple) else (keys,)
+            cells.append(fmt.format(*[data[k] for k in want]) if all(k in data for k in want) else "-")
         print(f"{label:58}" + "".join(f"{c:>20}" for c in cells))
     print(f"medians of {args.runs} runs (commit, recall); one run of the rest; wall time unless CPU is named")
 
