@@ -57,3 +57,36 @@ def test_self_statement_boost_for_the_named_person() -> None:
     out = rerank(cands, set(), {"tomas"}, RerankWeights(speaker=0, question=0, answer=0, statement=0.2))
     assert out["own"][0] == pytest.approx(0.6) and "tells about themselves" in out["own"][1]
     assert out["asks"][0] == pytest.approx(0.5) and out["other"][0] == pytest.approx(0.5)
+
+
+def test_related_words_are_what_an_answer_may_say_instead() -> None:
+    from trulymem.text.related import related_words
+
+    found = related_words(["What", "does", "Bea", "do", "to", "destress"])
+    assert "therapy" in found and "relax" in found and "destress" not in found
+    assert related_words(["Bea", "sailing"]) == []  # nothing related: no second search
+    assert related_words(["liked"]) == related_words(["liked"])  # stable order
+
+
+def test_a_related_word_finds_the_answer_full_text_alone_misses(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from trulymem import TrulyMem
+    from trulymem.model import NodeType
+    from trulymem.recall import RecallConfig, RecallQuery, recall
+
+    talk = [("Bea", "Knitting in the evening is pure therapy for me."), ("Ola", "Nice! I mostly sleep."),
+            ("Bea", "Work has been hectic and I need to destress, honestly."), ("Ola", "Same here.")]
+    with TrulyMem(tmp_path / "m.db", user_id="u", embedder=None) as mem:
+        mem.run("memory_ingest", {"messages": [{"speaker": s, "text": t, "id": f"S1:{i}", "session": "S1"}
+                                               for i, (s, t) in enumerate(talk, 1)]})
+
+        def text_hits(cfg: RecallConfig) -> list[str]:
+            with mem.store.transaction(write=False):
+                res = recall(mem.store, mem.scope, RecallQuery("What does Bea do to destress?", depth=0, limit=10),
+                             mem.clock(), cfg)
+            return [str(n.metadata.get("turn_id")) for n in res.nodes if n.type == NodeType.EPISODE
+                    and any("related" in w for w in n.why)]
+
+        assert "S1:1" in text_hits(RecallConfig())
+        assert text_hits(replace(RecallConfig(), related_weight=0)) == []

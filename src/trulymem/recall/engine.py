@@ -26,6 +26,7 @@ from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult, bu
 from trulymem.recall.timeref import time_range_in
 from trulymem.store.base import Edge, FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
+from trulymem.text.related import related_words
 from trulymem.text.stem import stems
 from trulymem.text.stopwords import STOPWORDS, content_terms
 from trulymem.text.tokenize import count_tokens, tokens
@@ -144,6 +145,11 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     rankings: dict[str, list[str]] = {}
     if match and cfg.lexical:
         rankings["text"] = [nid for nid, _ in store.search_nodes(scope, match, cfg.seed_nodes)]
+    if match and cfg.lexical and cfg.related_weight and parsed is not None and parsed.question and (
+            related := related_words(text_terms)):
+        # the question's words and the words an answer may use instead ("destress": "therapy")
+        rankings["related"] = [nid for nid, _ in store.search_nodes(scope, phrases(content_terms(text_terms)
+                                                                                    + related), cfg.seed_nodes)]
     hint = None if (q.time_from or q.time_to) else time_range_in(q.query_intent, q.as_of or now)
     if match and cfg.lexical and hint is not None and cfg.time_seeds:
         # What was said at the time the query names, ranked by the same words: a date
@@ -171,7 +177,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     for n in named:
         c.node(n.id, 1.0, 0, f"name:{n.name}")
     weights = {"vector": cfg.vector_weight, "time": cfg.time_weight, "profile": cfg.profile_weight,
-               "feedback": cfg.feedback_weight}
+               "feedback": cfg.feedback_weight, "related": cfg.related_weight}
     fused = rrf(list(rankings.values()), cfg.fusion_k, [weights.get(name, 1.0) for name in rankings])
     top = max(fused.values(), default=0.0)
     members = {name: set(ranked) for name, ranked in rankings.items()}
