@@ -90,3 +90,33 @@ def test_a_related_word_finds_the_answer_full_text_alone_misses(tmp_path) -> Non
 
         assert "S1:1" in text_hits(RecallConfig())
         assert text_hits(replace(RecallConfig(), related_weight=0)) == []
+
+
+def test_a_set_asked_of_a_person_fuses_their_own_statements_again(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from trulymem import TrulyMem
+    from trulymem.model import NodeType
+    from trulymem.recall import RecallConfig, RecallQuery, recall
+
+    talk = [("S1", "Bea", "I play tennis every Sunday with my brother."),
+            ("S1", "Ola", "Tennis sounds fun. Doubles or singles?"),
+            ("S2", "Ola", "I watched football and basketball all weekend, what a game."),
+            ("S2", "Bea", "I joined a basketball league at my gym last month."),
+            ("S3", "Bea", "My knee hurts after the league game, so I rest.")]
+    with TrulyMem(tmp_path / "m.db", user_id="u", embedder=None) as mem:
+        mem.run("memory_ingest", {"messages": [{"speaker": sp, "text": t, "id": f"{s}:{i}", "session": s}
+                                               for i, (s, sp, t) in enumerate(talk, 1)]})
+
+        def why(question: str, cfg: RecallConfig) -> dict[str, list[str]]:
+            with mem.store.transaction(write=False):
+                res = recall(mem.store, mem.scope, RecallQuery(question, depth=0, limit=10), mem.clock(), cfg)
+            return {str(n.metadata.get("turn_id")): n.why for n in res.nodes if n.type == NodeType.EPISODE}
+
+        on = why("What sports does Bea play?", RecallConfig())
+        assert any("own" in w for w in on["S1:1"]) and not any("own" in w for w in on.get("S2:3", []))
+        assert not any("own" in w for ws in why("What sports does Bea play?",
+                                                  replace(RecallConfig(), own_weight=0)).values() for w in ws)
+        # one answer asked for: not a set, no second fusion
+        assert not any("own" in w for ws in why("Which sport does Bea play on Sunday?", RecallConfig()).values()
+                       for w in ws)

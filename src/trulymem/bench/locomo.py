@@ -72,6 +72,7 @@ def variants(base: RecallConfig | None = None) -> list[Variant]:
         Variant("-question parse", replace(base, parse_questions=False), 1),
         Variant("+feedback", replace(base, feedback_docs=10), 1),
         Variant("-related words", replace(base, related_weight=0), 1),
+        Variant("-own statements", replace(base, own_weight=0), 1),
         Variant("-profiles", replace(base, profile_seeds=0), 1),
         Variant("+profiles x1.5", replace(base, profile_weight=1.5 * base.profile_weight), 1),
         Variant("-topics", base, 1, topics=False),

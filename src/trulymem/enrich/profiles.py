@@ -119,6 +119,8 @@ class _Parsed:
     by_stem: dict[str, frozenset[str]]
 
 
+Profile = _Parsed  # what recall holds of a profile node
+
 _PARSED: dict[tuple[str, str], _Parsed] = {}  # (node id, updated_at) -> parsed; a changed node has a new key
 _PARSED_MAX = 512
 

@@ -49,6 +49,10 @@ class RecallConfig:
     related_weight: float = 0.3   # the question's words with related ones an answer may use instead
                                   # (text/related.py), searched again and fused at this weight (0: off); LoCoMo
                                   # tune: R@10 +0.4, open-domain +3.3, no category lost
+    own_weight: float = 0.3       # a set question (query.is_set_question) about a person whose own statement
+                                  # is the best text hit: their statements among the text hits, fused again at
+                                  # this weight (0: off); LoCoMo tune: multi-hop +2.0, no category lost; without
+                                  # the two gates it gained more multi-hop and lost adversarial (wrong person)
     rerank: RerankWeights = field(default_factory=RerankWeights)
     rerank_depth: int = 60        # best candidates looked at again by the reranker
 

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from trulymem import budget
 from trulymem.embed.base import Embedder
-from trulymem.enrich.profiles import is_enrichment_node, parsed_profile, profile_keys, rank_statements
+from trulymem.enrich.profiles import Profile, is_enrichment_node, parsed_profile, profile_keys, rank_statements
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.cache import NodeCache, whole_facts
 from trulymem.recall.config import RecallConfig
@@ -161,9 +161,17 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         rankings["vector"] = [nid for nid, _ in store.vector_search(scope, query_vec, cfg.vector_seeds,
                                                                     model=embedder.name)]
     is_question = parsed is not None and parsed.question
-    if speakers and cfg.profile_seeds and is_question:
-        # The named people's own statements on the question's words and topics (enrich/profiles.py).
-        rankings["profile"] = _profile_ranking(store, scope, speakers, text_terms, q.query_intent, cfg, q.as_of)
+    if speakers and is_question and (cfg.profile_seeds or cfg.own_weight):
+        profiles = _speaker_profiles(store, scope, speakers, q.as_of)
+        if cfg.profile_seeds:
+            # The named people's own statements on the question's words and topics (enrich/profiles.py).
+            rankings["profile"] = _profile_ranking(profiles, text_terms, q.query_intent, cfg)
+        if cfg.own_weight and rankings.get("text") and is_set_question(q.query_intent):
+            # A set asked of a person who says the best-matching thing: their other statements among
+            # the text hits, fused again (a question naming the wrong person rarely passes that gate).
+            own = frozenset().union(*(p.turns for p in profiles))
+            if rankings["text"][0] in own:
+                rankings["own"] = [i for i in rankings["text"] if i in own]
     known = NodeCache(store, user_scope, q.as_of)
     if when.validity != "all":
         # A node whose every fact was invalidated (a forgotten message, a retracted value) is
@@ -177,7 +185,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     for n in named:
         c.node(n.id, 1.0, 0, f"name:{n.name}")
     weights = {"vector": cfg.vector_weight, "time": cfg.time_weight, "profile": cfg.profile_weight,
-               "feedback": cfg.feedback_weight, "related": cfg.related_weight}
+               "feedback": cfg.feedback_weight, "related": cfg.related_weight, "own": cfg.own_weight}
     fused = rrf(list(rankings.values()), cfg.fusion_k, [weights.get(name, 1.0) for name in rankings])
     top = max(fused.values(), default=0.0)
     members = {name: set(ranked) for name, ranked in rankings.items()}
@@ -373,13 +381,16 @@ def _speakers(store: Store, scope: Scope, named: list[Node], parsed: ParsedQuery
         scope=scope, subject_ids=[n.id], relation_keys=["said"]))}
 
 
-def _profile_ranking(store: Store, scope: Scope, speakers: set[str], text_terms: list[str], question: str,
-                     cfg: RecallConfig, as_of: datetime | None) -> list[str]:
-    """Episodes of the speakers' profiles, best first, by ``profiles.rank_statements``."""
+def _speaker_profiles(store: Store, scope: Scope, speakers: set[str], as_of: datetime | None) -> list[Profile]:
+    """The speakers' profiles (enrich/profiles.py), parsed."""
     nodes = store.nodes(NodeQuery(scope=scope, keys=profile_keys(sorted(speakers)), types=[NodeType.INFO],
                                   created_before=as_of))
+    return [p for n in nodes if (p := parsed_profile(n.id, n.updated_at.isoformat(), n.metadata)) is not None]
+
+
+def _profile_ranking(parsed: list[Profile], text_terms: list[str], question: str, cfg: RecallConfig) -> list[str]:
+    """Episodes of the speakers' profiles, best first, by ``profiles.rank_statements``."""
     topics = [*asked_topics(question), *(t for t in topics_of(question) if cfg.profile_instance_topics)]
-    parsed = [p for n in nodes if (p := parsed_profile(n.id, n.updated_at.isoformat(), n.metadata)) is not None]
     ranked = rank_statements(parsed, stems(" ".join(text_terms)), list(dict.fromkeys(topics)),
                              cfg.profile_topic_weight, cfg.profile_seeds, on_topic=cfg.profile_on_topic)
     return [episode_id for episode_id, _ in ranked]
