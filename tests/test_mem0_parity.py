@@ -143,10 +143,17 @@ def test_update_keeps_the_id_and_history_behind_it(m: Memory) -> None:
 
 
 def test_older_hex_ids_show_as_uuids(m: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
-    for where in ("trulymem.model.new_id", "trulymem.tools.commit.new_id"):  # ids as rows written before UUIDs
-        monkeypatch.setattr(where, lambda: uuid.uuid4().hex)
+    made: list[str] = []  # ids as rows written before UUIDs: 32 hex digits
+
+    def hex_ids(n: int) -> list[str]:
+        made.extend(uuid.uuid4().hex for _ in range(n))
+        return made[-n:]
+
+    monkeypatch.setattr("trulymem.model.new_id", lambda: hex_ids(1)[0])
+    monkeypatch.setattr("trulymem.tools.commit.new_ids", hex_ids)
     mid = m.add("I like tea", user_id="di", infer=False)["results"][0]["id"]
     monkeypatch.undo()
+    assert uuid.UUID(mid).hex in made  # stored in the old form, answered in UUID form
     assert _is_uuid(mid) and m.get(mid)["id"] == mid  # type: ignore[index]
     assert m.get(uuid.UUID(mid).hex)["id"] == mid  # type: ignore[index]  # the stored form works too
     m.update(mid, text="I like coffee")
