@@ -150,11 +150,6 @@ class SQLReads(Store):
     @abstractmethod
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
-    def _q_same_plan(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """``_q`` for a statement whose best plan is the same whatever its arguments: a backend
-        may plan it once and reuse the plan."""
-        return self._q(sql, params)
-
     def _reading(self, scope: Scope) -> None:
         """Called before reading the scope's rows (PostgreSQL: a write transaction takes the user's lock)."""
 
@@ -323,7 +318,7 @@ class SQLReads(Store):
         if not ids:
             return []
         sql, params = neighbor_sql(self.dialect, scope, ids, per_node, when)
-        raw = self._q_same_plan(sql, params)
+        raw = self._q(sql, params)
         if not raw:
             return []
         at = datetime.fromisoformat if isinstance(raw[0][8], str) else _stamp  # ~200 rows per recall
