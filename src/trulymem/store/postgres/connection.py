@@ -214,17 +214,6 @@ class PostgresBase(SQLReads):
             cur.execute(sql.encode(), params)  # bytes: our SQL has no client-side formatting
             return cur.fetchall() if cur.description is not None else []
 
-    def _q_same_plan(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        # Prepared on the connection: after PostgreSQL's first five custom plans it keeps a
-        # generic one, so the statement is parsed and planned once, not per call. Only for
-        # statements whose plan does not hang on the arguments (recall's light neighbour rows:
-        # a capped index walk per node whatever the nodes): server CPU of a recall's such
-        # statements 3.4-3.8 -> 1.7-2.1 ms at 50k facts. Not for `= ANY(array)` lookups, whose
-        # generic plans read whole tables (see the pool's prepare_threshold).
-        with self._cursor() as cur:
-            cur.execute(sql.encode(), params, prepare=True)
-            return cur.fetchall() if cur.description is not None else []
-
     def _n(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run a write; returns how many rows it touched."""
         with self._cursor() as cur:
