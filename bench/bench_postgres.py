@@ -11,7 +11,10 @@ Debian's binaries started here, durability settings as a test cluster's) it meas
    latency from when each request was due; its CPU and send lag reported, and the CPU per
    request of the workers and of the database server);
 4. ``--writers`` writer processes committing for ``--writer-seconds``: errors, and
-   acknowledged facts missing afterwards (lost writes).
+   acknowledged facts missing afterwards (lost writes);
+5. (part ``common``) on the many-users database, the fact search by a type word for the
+   oldest user under every other user's newer facts: the walk by user, the global walk it
+   replaced and the search that collects every match, and whether all find the same facts.
 
 Medians over runs; CPU beside wall: the client's CPU, and for PostgreSQL the server's
 (postmaster and its backends). Prints figures only; it never asserts. Issue targets
