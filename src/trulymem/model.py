@@ -52,6 +52,8 @@ def new_id() -> str:
 def new_ids(n: int) -> list[str]:
     """``n`` ids as ``new_id`` makes them one by one, in one go (one lock, one read of the
     random source): a batch write makes thousands."""
+    if n <= 0:  # nothing made: the last id's time must not follow a clock that stepped back
+        return []
     noise = os.urandom(3 * n)  # a 24-bit step per id (the 3-byte step of new_id's 4 bytes >> 8)
     ms = time.time_ns() // 1_000_000
     out: list[str] = []
@@ -71,7 +73,7 @@ def new_ids(n: int) -> list[str]:
             last_ms = ms
             low = f"{_VARIANT | (rand & _LOW_62):016x}"  # RFC 4122 variant over rand_b
             out.append(f"{head}{rand >> 62:03x}-{low[:4]}-{low[4:]}")
-        _last_id[:] = [ms, rand]
+        _last_id[:] = [last_ms, rand]
     return out
 
 
