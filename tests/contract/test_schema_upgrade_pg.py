@@ -69,6 +69,8 @@ def test_database_at_version_1_upgrades_in_place(raw_url: str, monkeypatch: pyte
     assert versions[:2] == [1, 2]
     assert "facts_user_relation" not in indexes
     assert {"facts_active_triple", "facts_one_next_task", "facts_one_previous_task"} <= set(indexes)
+    # migration 5: the structural-kind index replaced the full one, the per-user walk's index added
+    assert "facts_user_kind" not in indexes and {"facts_user_structural", "facts_user_seq"} <= set(indexes)
 
 
 def _node_indexes(url: str) -> list[str]:

@@ -201,8 +201,11 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX IF NOT EXISTS facts_user_seq ON facts(user_id, seq);
         -- Listings by kind look for a structural kind (persona, task chain, states); plain facts,
         -- nearly all of them, are listed by facts_user_created, so they no longer pay this index.
+        -- A new name, built before the old index goes: the DROP's exclusive lock (it blocks
+        -- reads too) is then held only for the commit, and an operator can build both ahead
+        -- CONCURRENTLY and drop the old one CONCURRENTLY (docs/adr-postgres.md).
+        CREATE INDEX IF NOT EXISTS facts_user_structural ON facts(user_id, kind, created_at) WHERE kind <> 'FACT';
         DROP INDEX IF EXISTS facts_user_kind;
-        CREATE INDEX facts_user_kind ON facts(user_id, kind, created_at) WHERE kind <> 'FACT';
         """,
     ),
 ]
