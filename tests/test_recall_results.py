@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
+from trulymem import TrulyMem
 from trulymem.recall.results import RecalledFact, RecalledNode, built
 
 
@@ -30,3 +32,15 @@ def test_built_equals_model_construct() -> None:
 def test_every_field_is_named() -> None:
     # built() fills no defaults: recall passes every field, and a new field must be passed too
     assert set(_fact_fields()) == set(RecalledFact.model_fields)
+
+
+def test_recall_returns_whole_models(tmp_path: Path) -> None:
+    # what the engine passes to built(): every field of each model, on real results
+    with TrulyMem(tmp_path / "m.db", user_id="u", embedder="hashing") as mem:
+        mem.commit([{"subject": "user", "relation": "likes", "object": "green tea"},
+                    {"subject": "user", "relation": "lives_in", "object": "Porto"}])
+        res = mem.recall("tea in Porto", depth=2)
+    assert res.facts and res.nodes
+    for obj in [*res.facts, *res.nodes]:
+        assert set(obj.__dict__) == set(type(obj).model_fields), type(obj).__name__
+        assert type(obj).model_validate(obj.model_dump()) == obj  # the values pass the model's own checks

@@ -111,7 +111,7 @@ def without_turns(name: str, meta: dict[str, Any], episode_ids: set[str]) -> tup
 
 
 @dataclass(frozen=True)
-class _Parsed:
+class Profile:
     """One profile node's turns, indexed: stem -> episode ids, and the episode ids."""
 
     topic: str
@@ -119,13 +119,11 @@ class _Parsed:
     by_stem: dict[str, frozenset[str]]
 
 
-Profile = _Parsed  # what recall holds of a profile node
-
-_PARSED: dict[tuple[str, str], _Parsed] = {}  # (node id, updated_at) -> parsed; a changed node has a new key
+_PARSED: dict[tuple[str, str], Profile] = {}  # (node id, updated_at) -> parsed; a changed node has a new key
 _PARSED_MAX = 512
 
 
-def parsed_profile(node_id: str, updated_at: str, meta: dict[str, Any]) -> _Parsed | None:
+def parsed_profile(node_id: str, updated_at: str, meta: dict[str, Any]) -> Profile | None:
     """``meta`` (a profile node's metadata) indexed by stem, cached per node version:
     recall ranks the same profiles question after question."""
     key = (node_id, updated_at)
@@ -139,14 +137,14 @@ def parsed_profile(node_id: str, updated_at: str, meta: dict[str, Any]) -> _Pars
     for episode_id, stems_text in turns.items():
         for s in str(stems_text).split():
             by_stem.setdefault(s, set()).add(episode_id)
-    parsed = _Parsed(topic, frozenset(turns), {s: frozenset(ids) for s, ids in by_stem.items()})
+    parsed = Profile(topic, frozenset(turns), {s: frozenset(ids) for s, ids in by_stem.items()})
     if len(_PARSED) >= _PARSED_MAX:
         _PARSED.clear()
     _PARSED[key] = parsed
     return parsed
 
 
-def rank_statements(profiles: Sequence[_Parsed], query_stems: set[str], question_topics: Sequence[str],
+def rank_statements(profiles: Sequence[Profile], query_stems: set[str], question_topics: Sequence[str],
                     topic_weight: float, limit: int, *, on_topic: bool = False) -> list[tuple[str, float]]:
     """Turns of the given profiles (``parsed_profile``) ranked for a question: the summed
     rarity (among the profiled turns) of the question's stems a turn says, plus

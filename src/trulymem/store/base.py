@@ -45,12 +45,18 @@ class NodeSpec:
     type: str
 
 
+def replaces(prev_type: str | None, type_: str) -> bool:
+    """A later mention of a node replaces the one kept (``prev_type``, ``None`` when none is):
+    the first one is kept unless a specific type follows the generic ``EntityNode``."""
+    return prev_type is None or (prev_type == NodeType.ENTITY and type_ != NodeType.ENTITY)
+
+
 def by_key(specs: Sequence[NodeSpec]) -> dict[str, NodeSpec]:
-    """One spec per key, in first-seen order: a specific type wins over the generic ``EntityNode``."""
+    """One spec per key, in first-seen order (see ``replaces``)."""
     wanted: dict[str, NodeSpec] = {}
     for spec in specs:
         prev = wanted.get(spec.key)
-        if prev is None or (prev.type == NodeType.ENTITY and spec.type != NodeType.ENTITY):
+        if replaces(prev.type if prev else None, spec.type):
             wanted[spec.key] = spec
     return wanted
 

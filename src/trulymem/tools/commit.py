@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from trulymem.errors import InvalidInput
 from trulymem.model import MAX_NAME, MAX_RELATION, MAX_TEXT, EdgeKind, Fact, NodeType, Scope, UTCDatetime, new_ids
-from trulymem.store.base import FactQuery, NodeSpec, Store
+from trulymem.store.base import FactQuery, NodeSpec, Store, replaces
 from trulymem.text import name_key, relation_key
 from trulymem.text.statements import preference, preference_keys, single_valued, slot_keys
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
@@ -144,8 +144,7 @@ class CommitInput(ToolInput):
         # Task states, the chain and the persona have invariants (one current state, one
         # chain order) that only their own tools keep.
         for i, t in enumerate(self.triplets):
-            if relation_key(t.relation) in _RESERVED_RELATIONS:
-                check_relation(t.relation, f"triplets.{i}.relation")
+            check_relation(t.relation, f"triplets.{i}.relation")
             if t.subject_type is None and t.object_type is None:
                 continue
             for side in ("subject_type", "object_type"):
@@ -246,7 +245,7 @@ def _resolve(store: Store, scope: Scope, triplets: Sequence[Triplet], now: datet
     for t, (sk, _, ok) in zip(triplets, keys):
         for key, name, type_ in ((sk, t.subject, t.subject_type or entity), (ok, t.object, t.object_type or entity)):
             prev = wanted.get(key)
-            if prev is None or (prev[1] == entity and type_ != entity):
+            if replaces(prev[1] if prev else None, type_):
                 wanted[key] = (name, type_)
     nodes = store.resolve_nodes(scope, [NodeSpec(k, name, type_) for k, (name, type_) in wanted.items()], now)
     return [(nodes[sk], rk, nodes[ok]) for sk, rk, ok in keys]
