@@ -9,6 +9,7 @@ not expanded, and only the best ``frontier`` nodes of a hop go on to the next.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -148,8 +149,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     if match and cfg.lexical and cfg.related_weight and parsed is not None and parsed.question and (
             related := related_words(text_terms)):
         # the question's words and the words an answer may use instead ("destress": "therapy")
-        rankings["related"] = [nid for nid, _ in store.search_nodes(scope, phrases(content_terms(text_terms)
-                                                                                    + related), cfg.seed_nodes)]
+        rankings["related"] = _search_also(store, scope, text_terms, related, cfg)
     hint = None if (q.time_from or q.time_to) else time_range_in(q.query_intent, q.as_of or now)
     if match and cfg.lexical and hint is not None and cfg.time_seeds:
         # What was said at the time the query names, ranked by the same words: a date
@@ -307,17 +307,14 @@ def _returned_facts(store: Store, scope: Scope, c: _Collector, known: NodeCache,
     (``_returned_nodes``) and reading further down the ranking in their place. Endpoints are
     judged from the light edges (types first; episodes are never enrichment, so only other
     nodes are read whole): a fact left out is never read."""
-    ranked = sorted(c.facts, key=lambda i: (-c.fact_score[i], i))
-    kept: list[str] = []
-    start = 0
-    while len(kept) < limit and start < len(ranked):
-        chunk = ranked[start : start + _chunk(limit - len(kept), start)]
-        start += len(chunk)
+    def memories(chunk: list[str]) -> list[str]:
         ends = {n for i in chunk for n in (c.facts[i].subject_id, c.facts[i].object_id)}
         known.load_types(ends)
         known.load([n for n in ends if known.types.get(n, NodeType.EPISODE) != NodeType.EPISODE])
-        kept += [i for i in chunk if not _enrichment(known, c.facts[i].subject_id)
-                 and not _enrichment(known, c.facts[i].object_id)][: limit - len(kept)]
+        return [i for i in chunk if not _enrichment(known, c.facts[i].subject_id)
+                and not _enrichment(known, c.facts[i].object_id)]
+
+    kept = _best_kept(sorted(c.facts, key=lambda i: (-c.fact_score[i], i)), limit, memories)
     whole = whole_facts(store, scope, kept, c.whole)
     return [whole[i] for i in kept]
 
@@ -325,20 +322,24 @@ def _returned_facts(store: Store, scope: Scope, c: _Collector, known: NodeCache,
 def _returned_nodes(c: _Collector, known: NodeCache, limit: int) -> list[str]:
     """The best ``limit`` nodes that exist and are memories: the profile and topic nodes the
     enrichment made are how recall reaches turns, not what it returns."""
-    ranked = sorted(c.node_score, key=lambda i: (-c.node_score[i], i))
+    def memories(chunk: list[str]) -> list[str]:
+        known.load(chunk)
+        return [n for n in chunk if known.get(n) is not None and not _enrichment(known, n)]
+
+    return _best_kept(sorted(c.node_score, key=lambda i: (-c.node_score[i], i)), limit, memories)
+
+
+def _best_kept(ranked: list[str], limit: int, keep: Callable[[list[str]], list[str]]) -> list[str]:
+    """The first ``limit`` of ``ranked`` that ``keep`` keeps, judged a chunk at a time: the
+    ``limit`` best first, then at least ``_MIN_CHUNK`` more for each shortfall."""
     out: list[str] = []
     start = 0
     while len(out) < limit and start < len(ranked):
-        chunk = ranked[start : start + _chunk(limit - len(out), start)]  # then about as many as were left out
+        missing = limit - len(out)
+        chunk = ranked[start : start + (missing if start == 0 else max(missing, _MIN_CHUNK))]
         start += len(chunk)
-        known.load(chunk)
-        out += [n for n in chunk if known.get(n) is not None and not _enrichment(known, n)][: limit - len(out)]
+        out += keep(chunk)[:missing]
     return out
-
-
-def _chunk(missing: int, start: int) -> int:
-    """How many candidates to read next: the ``missing`` first, then at least ``_MIN_CHUNK``."""
-    return missing if start == 0 else max(missing, _MIN_CHUNK)
 
 
 def _enrichment(known: NodeCache, node_id: str) -> bool:
@@ -403,11 +404,16 @@ def _feedback_ranking(store: Store, scope: Scope, rankings: dict[str, list[str]]
     extra = _feedback_terms(rankings, text_terms, speakers, known, cfg)
     if not extra:
         return []
-    again = [nid for nid, _ in store.search_nodes(scope, phrases(content_terms(text_terms) + extra), cfg.seed_nodes)]
+    again = _search_also(store, scope, text_terms, extra, cfg)
     if when.validity != "all":
         alive = store.live_nodes(again, when)
         again = [i for i in again if i in alive]
     return again
+
+
+def _search_also(store: Store, scope: Scope, text_terms: list[str], extra: list[str], cfg: RecallConfig) -> list[str]:
+    """Nodes found by the question's content words with ``extra`` words beside them, best first."""
+    return [nid for nid, _ in store.search_nodes(scope, phrases(content_terms(text_terms) + extra), cfg.seed_nodes)]
 
 
 def _feedback_terms(rankings: dict[str, list[str]], text_terms: list[str], speakers: set[str], known: NodeCache,

@@ -165,11 +165,20 @@ def _slots(t: TripletIn) -> set[tuple[str, ...]]:
 
 def _commit_run(ctx: ToolContext, messages: list[MessageIn], run: list[tuple[int, TripletIn]],
                 session: str | None) -> None:
+    provenance = [_provenance(messages[i]) for i, _ in run]
+    commit_triplets(_session_writer(ctx, session), [t for _, t in run], provenance=provenance, supersede=True)
+
+
+def _session_writer(ctx: ToolContext, session: str | None) -> ToolContext:
+    """A context that writes in ``session`` (a fact's session is its writer's)."""
     writer = ctx.beside(ctx.scope.agent_id, ctx.scope.app_id)
     writer.scope = writer.scope.replace(session_id=session)
-    provenance: list[tuple[str | None, list[str]]] = [(m.id, [m.id] if m.id else [])
-                                                       for m in (messages[i] for i, _ in run)]
-    commit_triplets(writer, [t for _, t in run], provenance=provenance, supersede=True)
+    return writer
+
+
+def _provenance(m: MessageIn) -> tuple[str | None, list[str]]:
+    """A fact's turn id and message ids when ``m`` states it."""
+    return m.id, [m.id] if m.id else []
 
 
 EXTRACT_PROMPT = (
@@ -225,7 +234,7 @@ def _store_messages(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str
     profiles = ProfileIndex(stored={n.key for n in ctx.store.nodes(NodeQuery(
         scope=ns, keys=profile_keys(speakers), types=[NodeType.INFO]))} if inp.profiles or read else set())
     turns, entities = _plan(ctx, inp, read, scope.session_id, previous, speakers, profiles)
-    node_ids, total = _commit_turns(ctx, scope, turns)
+    node_ids, total = _commit_turns(ctx, turns)
     changed: dict[str, tuple[str, dict[str, Any]]] = {}  # episode id -> its summary and metadata, written last
     for turn, node_id in zip(turns, node_ids):
         m = turn.message
@@ -303,23 +312,17 @@ def _plan(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str]], defaul
     return turns, entities
 
 
-def _commit_turns(ctx: ToolContext, scope: Scope, turns: list[_Turn]) -> tuple[list[str], int]:
+def _commit_turns(ctx: ToolContext, turns: list[_Turn]) -> tuple[list[str], int]:
     """Commit the turns' triplets, one ``commit_triplets`` per run of consecutive turns of a
     session (each fact with its own turn as provenance); returns each turn's episode node id
     and the number of triplets committed."""
     node_ids: list[str] = []
     total = 0
-    writers: dict[str, ToolContext] = {}
     for session, grouped in groupby(turns, key=lambda turn: turn.session):
-        writer = writers.get(session)
-        if writer is None:  # one writing context per session (commit_triplets only reads it)
-            writer = writers[session] = ctx.beside(scope.agent_id, scope.app_id)
-            writer.scope = writer.scope.replace(session_id=session)
         run = list(grouped)
         triplets = [t for turn in run for t in turn.triplets]
-        provenance = [(turn.message.id, [turn.message.id] if turn.message.id else []) for turn in run
-                      for _ in turn.triplets]
-        done = commit_triplets(writer, triplets, provenance=provenance)
+        provenance = [_provenance(turn.message) for turn in run for _ in turn.triplets]
+        done = commit_triplets(_session_writer(ctx, session), triplets, provenance=provenance)
         total += len(done)
         first = 0
         for turn in run:  # a turn's first triplet is (speaker) -said-> (its episode)
