@@ -103,17 +103,21 @@ def neighbor_sql(d: Dialect, scope: Scope, ids: Sequence[str], per_node: int, wh
         capped = f"FROM facts f WHERE {cond} LIMIT {d.mark}"
         if d.arrays:  # LATERAL: each node's capped lookup, in its index's order; the endpoint types
             # as subqueries, not joins: planning the joins cost PostgreSQL more than running it
-            types = ", ".join(f"(SELECT n.type FROM nodes n WHERE {d.fact_node.format(side=s)})"
-                              for s in ("subject", "object"))
+            types = [f"(SELECT n.type FROM nodes n WHERE {d.fact_node.format(side=s)})" for s in ("subject", "object")]
+            source = nodes
+            if known:  # the asked node's own type once per node, not once per row (OFFSET 0: not pulled up)
+                types[direction] = "j.type"
+                source = (f"(SELECT u.value, u.key, (SELECT n.type FROM nodes n WHERE n.user_id = {d.mark} "
+                          f"AND n.id = u.value) AS type FROM {nodes.replace(' j(', ' u(')} OFFSET 0) j")
             parts.append(f"SELECT {direction} AS dir, j.key AS ord, f.id, f.subject_id, f.object_id, f.confidence, "
-                         f"f.speculation, f.pinned, f.updated_at, f.valid_at, {types} FROM {nodes} "
+                         f"f.speculation, f.pinned, f.updated_at, f.valid_at, {', '.join(types)} FROM {source} "
                          f"CROSS JOIN LATERAL (SELECT {_EDGE_COLS} {capped}) f")
         else:  # no LATERAL in SQLite: the capped lookup picks row ids, ordered as its index walks
             head = (f"SELECT {direction} AS dir, j.key AS ord, f.id, s.id AS sid, o.id AS oid, f.confidence, "
                     f"f.speculation, f.pinned, f.updated_at, f.valid_at, s.type, o.type FROM {nodes} ")
             parts.append(f"SELECT * FROM ({head}JOIN facts f ON f.{d.order} IN (SELECT f.{d.order} {capped}) "
                          f"{joins} ORDER BY j.key, f.pinned DESC, f.updated_at DESC, f.{d.order} DESC)")
-    params = [d.list_param(ids), *sparams, *wparams, per_node]
+    params = [*([scope.user_id] if d.arrays and known else []), d.list_param(ids), *sparams, *wparams, per_node]
     return " UNION ALL ".join(parts), params * 2
 
 
