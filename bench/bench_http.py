@@ -1,12 +1,13 @@
-"""HTTP recall latency and throughput: a real `trulymem serve` on loopback, 16 clients.
+"""HTTP recall latency and throughput: a real `trulymem serve` on loopback, one load generator.
 
-Seeds one user with memories (triplets and mem0-style texts), then:
-1. paced: 16 clients together send ``--rate`` recall requests per second (target:
-   p95 <= 30 ms at 100 requests/s);
-2. flat out: 16 clients send as fast as they can (throughput).
-Each phase runs ``--seconds`` and is repeated ``--runs`` times; medians printed, with the
-server's CPU time per request (all its processes; needs psutil) beside the client's wall
-time. ``--workers N`` serves with N processes (``trulymem serve --workers``).
+Seeds one user with memories (triplets and mem0-style texts), then drives POST /v1/recall
+with ``bench/loadgen.py`` (a process of its own, asyncio, raw keep-alive HTTP/1.1):
+1. paced: ``--rate`` requests per second, open loop, latency counted from when each request
+   was due (target: p95 <= 30 ms at 100 requests/s);
+2. flat out: 16 keep-alive connections, each sending as soon as its last answer came (throughput).
+Each phase runs ``--seconds`` and is repeated ``--runs`` times; medians printed, with the CPU
+time per request of the server (all its processes; needs psutil) and of the load generator
+beside the wall figures, and the load average. ``--workers N`` serves with N processes.
 
     python bench/bench_http.py [--rate 100] [--seconds 10] [--runs 3] [--memories 2000] [--depth 1]
                                [--workers N] [--json]
@@ -21,14 +22,15 @@ import random
 import statistics
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loadgen import generate  # noqa: E402
+
 from tests.helpers import Served  # noqa: E402  (the same server fixture the tests use)
 
 WORDS = ("jazz tea Lisbon Porto chess hiking Python Rust deploy staging Friday review docs backup database auth "
@@ -61,48 +63,23 @@ def server_cpu(pid: int) -> float | None:
         return None
 
 
-def phase(url: str, seconds: float, rate: float | None, depth: int = 1, pid: int | None = None) -> dict[str, Any]:
-    latencies: list[float] = []
-    errors = 0
-    lock = threading.Lock()
-    stop = time.perf_counter() + seconds
-
-    def worker(k: int) -> None:
-        nonlocal errors
-        rng = random.Random(k)
-        interval = CLIENTS / rate if rate else 0.0
-        nxt = time.perf_counter() + rng.random() * interval
-        with httpx.Client(base_url=url, timeout=30) as c:
-            while True:
-                now = time.perf_counter()
-                if now >= stop:
-                    return
-                if interval and now < nxt:
-                    time.sleep(nxt - now)
-                    continue
-                nxt += interval
-                body = {"query_intent": f"{rng.choice(WORDS)} {rng.choice(WORDS)}", "depth": depth}
-                t0 = time.perf_counter()
-                r = c.post("/v1/recall", params={"user_id": "bench"}, json=body)
-                dt = (time.perf_counter() - t0) * 1000
-                with lock:
-                    latencies.append(dt)
-                    errors += r.status_code != 200
-
+def phase(url: str, seconds: float, rate: float | None, bodies: list[bytes], pid: int | None = None) -> dict[str, Any]:
+    """One run of the load generator (``bench/loadgen.py``, its own process): paced open loop at
+    ``rate``, or flat out over CLIENTS keep-alive connections; the server's CPU around it."""
     cpu0 = server_cpu(pid) if pid else None
-    t0 = time.perf_counter()
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(CLIENTS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t0
+    r = generate(url, "/v1/recall?user_id=bench", bodies, seconds, rate=rate, connections=CLIENTS)
     cpu1 = server_cpu(pid) if pid else None
-    cpu_ms = round((cpu1 - cpu0) * 1000 / max(1, len(latencies)), 2) if cpu0 is not None and cpu1 is not None else None
-    lat = sorted(latencies)
-    pick = (lambda q: round(lat[min(len(lat) - 1, int(q * len(lat)))], 2)) if lat else (lambda q: None)
-    return {"requests": len(lat), "errors": errors, "rps": round(len(lat) / elapsed, 1),
-            "p50_ms": pick(0.5), "p95_ms": pick(0.95), "p99_ms": pick(0.99), "server_cpu_ms": cpu_ms}
+    n = max(1, r["requests"])
+    r["server_cpu_ms"] = round((cpu1 - cpu0) * 1000 / n, 2) if cpu0 is not None and cpu1 is not None else None
+    r["client_cpu_ms"] = r["generator_cpu_ms_per_req"]
+    return r
+
+
+def recall_bodies(depth: int, n: int = 500) -> list[bytes]:
+    """Recall request bodies, built once: two random words each, as before."""
+    rng = random.Random(7)
+    return [json.dumps({"query_intent": f"{rng.choice(WORDS)} {rng.choice(WORDS)}", "depth": depth}).encode()
+            for _ in range(n)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,14 +92,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         served = Served(str(Path(tmp) / "bench.db"), *(["--workers", str(args.workers)] if args.workers > 1 else []))
         pid = served.proc.pid
         try:
             seed(served.url, args.memories)
-            phase(served.url, 2, args.rate, args.depth)  # warm up
-            paced = [phase(served.url, args.seconds, args.rate, args.depth, pid) for _ in range(args.runs)]
-            flat = [phase(served.url, args.seconds, None, args.depth, pid) for _ in range(args.runs)]
+            bodies = recall_bodies(args.depth)
+            phase(served.url, 2, args.rate, bodies)  # warm up
+            paced = [phase(served.url, args.seconds, args.rate, bodies, pid) for _ in range(args.runs)]
+            flat = [phase(served.url, args.seconds, None, bodies, pid) for _ in range(args.runs)]
         finally:
             served.stop()
 
@@ -130,27 +109,32 @@ def main(argv: list[str] | None = None) -> int:
         values = [r[key] for r in rows if r[key] is not None]
         return round(statistics.median(values), 2) if values else None
 
-    summary = {"clients": CLIENTS, "memories": args.memories, "runs": args.runs, "seconds": args.seconds,
-               "depth": args.depth, "workers": args.workers, "load_average": os.getloadavg()[0],
+    load_before, load_after = load0, os.getloadavg()
+    summary = {"connections": CLIENTS, "memories": args.memories, "runs": args.runs, "seconds": args.seconds,
+               "depth": args.depth, "workers": args.workers, "load_average": [round(x, 2) for x in load_before],
+               "load_average_after": [round(x, 2) for x in load_after],
                "paced": {"target_rps": args.rate, "rps": med(paced, "rps"), "p50_ms": med(paced, "p50_ms"),
                          "p95_ms": med(paced, "p95_ms"), "p99_ms": med(paced, "p99_ms"),
                          "p95_runs": [r["p95_ms"] for r in paced], "errors": sum(r["errors"] for r in paced),
-                         "server_cpu_ms": med(paced, "server_cpu_ms")},
+                         "generator_lag_p95_ms": med(paced, "generator_lag_p95_ms"),
+                         "server_cpu_ms": med(paced, "server_cpu_ms"), "client_cpu_ms": med(paced, "client_cpu_ms")},
                "flat_out": {"rps": med(flat, "rps"), "p50_ms": med(flat, "p50_ms"), "p95_ms": med(flat, "p95_ms"),
                             "rps_runs": [r["rps"] for r in flat], "errors": sum(r["errors"] for r in flat),
-                            "server_cpu_ms": med(flat, "server_cpu_ms")}}
+                            "server_cpu_ms": med(flat, "server_cpu_ms"), "client_cpu_ms": med(flat, "client_cpu_ms")}}
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
     p, f = summary["paced"], summary["flat_out"]
-    print(f"HTTP POST /v1/recall (depth {args.depth}), {CLIENTS} clients on loopback, {args.memories} memories, "
-          f"{args.workers} server process(es), {args.runs} runs x {args.seconds:g} s (medians; load average "
-          f"{summary['load_average']:.1f})")
-    print(f"  paced at {args.rate:g} req/s: {p['rps']} req/s served, p50 {p['p50_ms']} ms, p95 {p['p95_ms']} ms "
-          f"(runs {p['p95_runs']}; target 30 ms), p99 {p['p99_ms']} ms, server CPU {p['server_cpu_ms']} ms/request, "
-          f"errors {p['errors']}")
-    print(f"  flat out: {f['rps']} req/s (runs {f['rps_runs']}; target 250), p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, "
-          f"server CPU {f['server_cpu_ms']} ms/request, errors {f['errors']}")
+    print(f"HTTP POST /v1/recall (depth {args.depth}), loopback, {args.memories} memories, {args.workers} server "
+          f"process(es), {args.runs} runs x {args.seconds:g} s, medians; load average (1/5/15 min) before "
+          f"{'/'.join(f'{x:.1f}' for x in load_before)}, after {'/'.join(f'{x:.1f}' for x in load_after)}")
+    print(f"  paced at {args.rate:g} req/s (open loop, latency from when due): {p['rps']} req/s answered, "
+          f"p50 {p['p50_ms']} ms, p95 {p['p95_ms']} ms (runs {p['p95_runs']}; target 30 ms), p99 {p['p99_ms']} ms, "
+          f"errors {p['errors']}, generator lag p95 {p['generator_lag_p95_ms']} ms")
+    print(f"    CPU per request: server {p['server_cpu_ms']} ms, load generator {p['client_cpu_ms']} ms")
+    print(f"  flat out ({CLIENTS} keep-alive connections): {f['rps']} req/s (runs {f['rps_runs']}; target 250), "
+          f"p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, errors {f['errors']}")
+    print(f"    CPU per request: server {f['server_cpu_ms']} ms, load generator {f['client_cpu_ms']} ms")
     return 0
 
 

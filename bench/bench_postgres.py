@@ -50,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_core import TYPES, entity_names, make_queries, make_triplets, pct  # noqa: E402
+from loadgen import generate  # noqa: E402
 
 from tests.contract.pg_cluster import Cluster  # noqa: E402
 from tests.helpers import free_port  # noqa: E402
@@ -174,64 +175,6 @@ def common_run(db: str, reps: int = 5) -> dict[str, float]:
     return out
 
 
-# The load generator: one process, open loop. Request i is due at start + i/rate and is sent
-# then whether or not earlier ones have answered (on an idle keep-alive connection, or a new
-# one); its latency counts from when it was due, so a server (or generator) that falls behind
-# shows in the figures instead of slowing the sending. Raw HTTP/1.1 over asyncio streams: an
-# HTTP client library's own CPU per request would compete with the server on 2 cores. It
-# reports its CPU time and how late it started each request (its own lag) beside the latencies.
-HTTP_CLIENT = """
-import asyncio, json, sys, time
-host, port, rate, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-bodies = [json.dumps({"query_intent": q, "depth": 2}).encode() for q in json.loads(sys.argv[5])]
-reqs = [b"POST /v1/tools/memory_recall HTTP/1.1\\r\\nHost: %s\\r\\nContent-Type: application/json\\r\\n"
-        b"Content-Length: %d\\r\\n\\r\\n%s" % (host.encode(), len(b), b) for b in bodies]
-lat, lag, late = [], [], []
-out = {"errors": 0, "connections": 0}
-MAX_CONNECTIONS = 64
-
-async def one(i, due):
-    late.append((time.perf_counter() - due) * 1000)  # the generator's own lag
-    conn = None
-    try:
-        if not idle.empty() or out["connections"] >= MAX_CONNECTIONS:
-            conn = await idle.get()  # every connection busy: wait for one (the wait counts as latency)
-        else:
-            out["connections"] += 1
-            conn = await asyncio.open_connection(host, port)
-        lag.append((time.perf_counter() - due) * 1000)
-        reader, writer = conn
-        writer.write(reqs[i % len(reqs)])
-        head = await reader.readuntil(b"\\r\\n\\r\\n")
-        size = next(int(line.split(b":")[1]) for line in head.split(b"\\r\\n") if line.lower().startswith(b"content-length:"))
-        await reader.readexactly(size)
-        lat.append((time.perf_counter() - due) * 1000)
-        out["errors"] += head[9:12] != b"200"
-        idle.put_nowait(conn)
-    except (OSError, asyncio.IncompleteReadError, StopIteration, ValueError):
-        out["errors"] += 1
-        out["connections"] -= 1
-        if conn is not None:
-            conn[1].close()
-
-async def main():
-    global idle
-    idle = asyncio.Queue()  # keep-alive connections between requests
-    start = time.perf_counter() + 0.05
-    tasks, i = [], 0
-    while (due := start + i / rate) < start + seconds:
-        if (wait := due - time.perf_counter()) > 0:
-            await asyncio.sleep(wait)
-        tasks.append(asyncio.create_task(one(i, due)))
-        i += 1
-    await asyncio.gather(*tasks)
-
-c0 = time.process_time()
-asyncio.run(main())
-print(json.dumps({"lat": lat, "lag": lag, "late": late, "sent": len(lag), **out, "cpu_s": time.process_time() - c0}))
-"""
-
-
 def _tree_cpu(pid: int) -> float:
     """CPU seconds of a process and its children (a server and its workers)."""
     import psutil
@@ -274,19 +217,18 @@ def http_run(db: str, queries: list[str], rate: float, seconds: float, server_cp
             for q in queries[:40]:
                 c.post("/v1/tools/memory_recall", json={"query_intent": q, "depth": 2})
         s0, w0 = server_cpu(), _tree_cpu(server.pid)
-        gen = subprocess.run([sys.executable, "-c", HTTP_CLIENT, "127.0.0.1", str(port), str(rate), str(seconds),
-                              json.dumps(queries)], capture_output=True, text=True, check=True)
-        r = json.loads(gen.stdout)
+        # bench/loadgen.py: open loop in its own process, latency from when each request was due
+        r = generate(url, "/v1/tools/memory_recall", [{"query_intent": q, "depth": 2} for q in queries], seconds,
+                     rate=rate)
         scpu, wcpu = server_cpu() - s0, _tree_cpu(server.pid) - w0
     finally:
         server.terminate()
         server.wait(30)
-    lat, lag, late = sorted(r["lat"]), sorted(r["lag"]), sorted(r["late"])
-    n = max(1, len(lat))
-    return {"p50_ms": pct(lat, 0.5), "p95_ms": pct(lat, 0.95), "achieved_rps": len(lat) / seconds,
+    n = max(1, r["requests"])
+    return {"p50_ms": r["p50_ms"], "p95_ms": r["p95_ms"], "achieved_rps": r["requests"] / seconds,
             "errors": r["errors"], "sent": r["sent"], "connections": r["connections"],
-            "generator_lag_p95_ms": pct(late, 0.95), "wait_for_connection_p95_ms": pct(lag, 0.95),
-            "generator_cpu_ms_per_req": r["cpu_s"] * 1000 / n,
+            "generator_lag_p95_ms": r["generator_lag_p95_ms"], "wait_for_connection_p95_ms": r["wait_for_connection_p95_ms"],
+            "generator_cpu_ms_per_req": r["generator_cpu_ms_per_req"],
             "workers_cpu_ms_per_req": wcpu * 1000 / n, "db_server_cpu_ms_per_req": scpu * 1000 / n}
 
 
