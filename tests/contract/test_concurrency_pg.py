@@ -84,3 +84,38 @@ def test_workers_and_library_processes_share_one_database(pg_url: str, tmp_path:
     assert set(per_task.values()) == {1} and len(per_task) == len(tasks)  # one current state per task
     assert len(chain) == len(tasks) - 1  # one line through every task
     assert len({f.subject_id for f in chain}) == len({f.object_id for f in chain}) == len(chain)
+
+
+def test_writers_racing_for_new_names_make_one_node_each(pg_url: str) -> None:
+    """New names are inserted without ON CONFLICT under the user's write lock: threads creating
+    the same new names at once wait for each other and all end up with the same nodes."""
+    import threading
+    from datetime import UTC, datetime
+
+    from trulymem.store.base import NodeSpec
+
+    mem = TrulyMem(pg_url, user_id="racer", embedder="none")
+    mem.ensure_user()
+    store = mem.store
+    specs = [NodeSpec(f"name {i}", f"Name {i}", NodeType.ENTITY) for i in range(300)]
+    results: list[dict[str, str]] = []
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            with store.transaction():
+                results.append(store.resolve_nodes(Scope(user_id="racer"), specs, datetime.now(UTC)))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(results) == 4
+    assert all(r == results[0] for r in results)
+    # outside a write transaction (no lock) the ON CONFLICT path finds the same nodes
+    assert store.resolve_nodes(Scope(user_id="racer"), specs, datetime.now(UTC)) == results[0]
+    assert len(store.nodes(NodeQuery(scope=Scope(user_id="racer")))) == 300
+    mem.close()
