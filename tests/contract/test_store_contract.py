@@ -135,11 +135,12 @@ def test_every_key_leads_with_user_id(pg_url: str) -> None:
 def test_migrations_are_recorded_and_applied_once(pg_url: str) -> None:
     import psycopg
 
-    from trulymem.store.postgres.schema import LATEST, MIGRATIONS
+    from trulymem.store.postgres.schema import LATEST, MIGRATIONS, migrate
 
     open_store(pg_url).close()
     open_store(pg_url).close()
     with psycopg.connect(pg_url) as conn:
+        assert migrate(conn) == []  # up to date: one read, nothing applied
         rows = conn.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
         assert rows == [(v, n) for v, n, _ in MIGRATIONS] and rows[-1][0] == LATEST
         conn.execute("INSERT INTO schema_migrations VALUES (999, 'from the future', now())")
