@@ -102,20 +102,26 @@ def _server_cpu(cluster: Cluster) -> float:
 
 
 def commit_run(db: str, users: list[str], triplets: list[dict[str, Any]], batch: int,
-               server_cpu: Callable[[], float]) -> dict[str, float]:
-    """Each user's share in batches, one user open at a time (a thousand open pools would pass the
-    server's connection limit); only the commit calls are timed."""
+               server_cpu: Callable[[], float], shared: bool = False) -> dict[str, float]:
+    """Each user's share in batches; only the commit calls are timed. ``shared``: one store (one
+    pool of connections) serves every user, as a server process does; else one store per user,
+    opened and closed in turn (each user's first statements then run on a new connection)."""
     per = len(triplets) // len(users)
     secs = cpu = 0.0
     s0 = server_cpu()
+    store = TrulyMem(db, user_id=users[0], embedder="none").store if shared else None
     for k, user in enumerate(users):
         mine = triplets[k * per:(k + 1) * per]
-        with TrulyMem(db, user_id=user, embedder="none") as m:
-            for i in range(0, len(mine), batch):
-                t0, c0 = time.perf_counter(), time.process_time()
-                m.commit(mine[i:i + batch])
-                secs += time.perf_counter() - t0
-                cpu += time.process_time() - c0
+        m = TrulyMem(store or db, user_id=user, embedder="none")
+        for i in range(0, len(mine), batch):
+            t0, c0 = time.perf_counter(), time.process_time()
+            m.commit(mine[i:i + batch])
+            secs += time.perf_counter() - t0
+            cpu += time.process_time() - c0
+        if store is None:
+            m.close()
+    if store is not None:
+        store.close()
     n = per * len(users)
     return {"facts_per_s": n / secs, "wall_s": secs, "cpu_s": cpu, "server_cpu_s": server_cpu() - s0}
 
@@ -277,6 +283,8 @@ def main() -> None:
     ap.add_argument("--facts", type=int, default=20_000, help="facts for one user (issue: 100,000)")
     ap.add_argument("--multi-facts", type=int, default=50_000, help="facts over --users (issue: 1,000,000)")
     ap.add_argument("--users", type=int, default=50, help="users for --multi-facts (issue: 1,000)")
+    ap.add_argument("--many-store", choices=("per-user", "shared"), default="per-user",
+                    help="the many-users commit: a store opened per user in turn, or one store for all (a server)")
     ap.add_argument("--batch", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--queries", type=int, default=300)
@@ -322,7 +330,7 @@ def measure(args: argparse.Namespace, parts: set[str], fresh: Fresh, server_cpu:
     if "many" in parts or "common" in parts:
         many_db = fresh()
         r["commit_many_users"] = commit_run(many_db, [f"u{i}" for i in range(args.users)], many, args.batch,
-                                            server_cpu)
+                                            server_cpu, shared=args.many_store == "shared")
         if "common" in parts:
             r["common_word_oldest_user"] = common_run(many_db)
     if "http" in parts:
@@ -337,7 +345,8 @@ def print_table(report: dict[str, Any], args: argparse.Namespace) -> None:
     rows = [
         (f"commit {args.facts:,} facts, 1 user (facts/s)", "commit_one_user", "facts_per_s", "{:,.0f}"),
         ("  client CPU s / server CPU s", "commit_one_user", ("cpu_s", "server_cpu_s"), "{:.1f} / {:.1f}"),
-        (f"commit {args.multi_facts:,} facts, {args.users} users (facts/s)", "commit_many_users", "facts_per_s", "{:,.0f}"),
+        (f"commit {args.multi_facts:,} facts, {args.users} users, {args.many_store} store (facts/s)", "commit_many_users",
+         "facts_per_s", "{:,.0f}"),
         ("  client CPU s / server CPU s", "commit_many_users", ("cpu_s", "server_cpu_s"), "{:.1f} / {:.1f}"),
         ("common-word fact search, oldest user: collect (ms)", "common_word_oldest_user", "collect_ms", "{:.2f}"),
         ("  walk by user / global walk (ms), same facts", "common_word_oldest_user",
