@@ -82,3 +82,33 @@ def test_the_walk_over_one_users_facts_skips_other_users(db: str, monkeypatch: p
     finally:
         for m in mems.values():
             m.close()
+
+
+def test_a_rare_word_is_counted_and_collected_in_one_statement(pg_url: str) -> None:
+    """PostgreSQL counts a word's matches and collects the newest of them in one statement (recall
+    made two): the same facts as the count, then the collecting search."""
+    import dataclasses
+    from typing import Any
+
+    mem = TrulyMem(pg_url, user_id="alice", embedder="none")
+    mem.commit([triplet(f"person {i}", "likes" if i % 3 else "visited", f"thing {i}") for i in range(60)])
+    store: Any = mem.store
+    statements: list[str] = []
+    original = type(store)._q
+
+    def spy(self: Any, sql: str, params: Any = ()) -> Any:
+        statements.append(sql)
+        return original(self, sql, params)
+
+    scope = Scope(user_id="alice")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(type(store), "_q", spy)
+        found = store.search_facts(scope, [("visited",)], 5)
+        assert len(statements) == 1
+        m.setattr(type(store), "dialect", dataclasses.replace(
+            store.dialect, search=dataclasses.replace(store.dialect.search, facts_counted=None)))
+        assert store.search_facts(scope, [("visited",)], 5) == found  # count, then collect
+        assert len(statements) == 3
+    assert [f.object for f in found] == [f"thing {i}" for i in (57, 54, 51, 48, 45)]
+    assert store.search_facts(scope, [("nowhere",)], 5) == []
+    mem.close()

@@ -279,12 +279,25 @@ class SQLReads(Store):
             return []
         where, params = scope_sql(scope, "f", d)
         wsql, wparams = when_sql(when, d)
-        common = d.search.facts_common is not None and self._common_facts(match, where, wsql, [*params, *wparams])
+        rows: list[tuple[Any, ...]] | None = None
+        if d.search.facts_common is None:
+            common = False
+        elif d.search.facts_counted is not None and not self._known_common(match, where, wsql, [*params, *wparams]):
+            # count and collect in one statement; a common word's collected rows are dropped for the walk
+            counted = self._q(d.search.facts_counted.format(where=where, when=wsql),
+                              (match, *params, *wparams, COMMON + 1, limit))
+            common = bool(counted) and int(counted[0][-1]) > COMMON
+            if common:
+                self._known_common(match, where, wsql, [*params, *wparams], add=True)
+            else:
+                rows = [r[:-1] for r in counted]
+        else:
+            common = self._common_facts(match, where, wsql, [*params, *wparams])
         if common:
             # a relation word matches a share of all facts: the newest few are found by walking
             # back from the newest fact, not by collecting and sorting every match
             rows = self._walk_common(scope, match, where, wsql, [*params, *wparams], limit)
-        else:
+        elif rows is None:
             rows = self._q(d.search.facts.format(where=where, when=wsql), (match, *params, *wparams, limit))
         if common and len(rows) < limit:
             # fewer than asked: the walk read every fact of the scope, so the word is no longer
@@ -303,17 +316,22 @@ class SQLReads(Store):
         store (facts are seldom deleted; both statements return the same facts, and a walk that
         finds fewer than it was asked for forgets the yes); a no is asked again, as a word
         becomes common."""
-        seen: set[tuple[Any, ...]] = self.__dict__.setdefault("_common_seen", set())
-        key = (match, where, when, *params)
-        if key in seen:
+        if self._known_common(match, where, when, params):
             return True
         count = self.dialect.search.fact_count
         if count is None or int(self._q(count.format(where=where, when=when), (match, *params, COMMON + 1))[0][0]) <= COMMON:
             return False
-        if len(seen) >= 10_000:
-            seen.clear()
-        seen.add(key)
-        return True
+        return self._known_common(match, where, when, params, add=True)
+
+    def _known_common(self, match: str, where: str, when: str, params: list[Any], *, add: bool = False) -> bool:
+        """Whether this search is remembered as common (``add``: remember it)."""
+        seen: set[tuple[Any, ...]] = self.__dict__.setdefault("_common_seen", set())
+        key = (match, where, when, *params)
+        if add:
+            if len(seen) >= 10_000:
+                seen.clear()
+            seen.add(key)
+        return key in seen
 
     def neighbor_edges(self, scope: Scope, node_ids: Sequence[str], *, per_node: int,
                        when: When = CURRENT) -> list[Edge]:

@@ -35,6 +35,9 @@ class TextSearch:
     # matching facts up to the cap; more than ``queries.COMMON`` of them run ``facts_common`` instead
     fact_count: str | None = None
     facts_common: str | None = None
+    # optional, ``fact_count`` and ``facts`` in one statement: (match, *{where}, *{when} params, cap,
+    # limit): ``facts``' rows, each with the capped count last (no rows: none match)
+    facts_counted: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -95,6 +95,13 @@ SEARCH = TextSearch(
           "ORDER BY f.seq DESC",
     fact_count="SELECT count(*) FROM (SELECT 1 FROM facts f WHERE f.tsv @@ %s::tsquery AND {where} AND {when} "
                "LIMIT %s) c",
+    # both in one: the matches up to the cap (all of them when the word is not common), the newest
+    # of them, and how many there were: one GIN scan and one round trip where recall made two
+    facts_counted="WITH m AS MATERIALIZED (SELECT f.user_id, f.id, f.seq FROM facts f "
+                  "WHERE f.tsv @@ %s::tsquery AND {where} AND {when} LIMIT %s), "
+                  "newest AS (SELECT * FROM m ORDER BY seq DESC LIMIT %s) "
+                  f"SELECT {FACT_COLS_NAMED}, (SELECT count(*) FROM m) FROM newest "
+                  "JOIN facts f ON f.user_id = newest.user_id AND f.id = newest.id ORDER BY f.seq DESC",
     # a common match (a relation word: a share of all facts): the walk back finds the newest at once
     facts_common=f"SELECT {FACT_COLS_NAMED} FROM facts f WHERE f.tsv @@ %s::tsquery AND {{where}} AND {{when}} "
                  "ORDER BY f.seq DESC LIMIT %s",
