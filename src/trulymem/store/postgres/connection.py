@@ -69,11 +69,13 @@ class _Tx(threading.local):
     locked: set[str]
     dirty: set[tuple[str, str]]  # (user_id, node id) to (re)embed, see dirty_nodes
     owners: dict[str, str]  # node id -> user_id of nodes this transaction resolved (they exist)
+    fresh: set[str]  # nodes this transaction created that no fact names yet (see active_facts_for)
 
     def __init__(self) -> None:
         self.locked = set()
         self.dirty = set()
         self.owners = {}
+        self.fresh = set()
 
 
 class PostgresBase(SQLReads):
@@ -134,6 +136,7 @@ class PostgresBase(SQLReads):
         tx.locked.clear()
         tx.dirty.clear()
         tx.owners.clear()
+        tx.fresh.clear()
         try:
             try:
                 yield
@@ -151,6 +154,7 @@ class PostgresBase(SQLReads):
             tx.locked.clear()
             tx.dirty.clear()
             tx.owners.clear()
+            tx.fresh.clear()
             self._pool.putconn(conn)
 
     def _end(self, conn: psycopg.Connection[Any], verb: str) -> None:

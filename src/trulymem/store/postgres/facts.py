@@ -34,7 +34,10 @@ class FactMixin(PostgresBase):
 
     def active_facts_for(self, triples: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], Fact]:
         out: dict[tuple[str, str, str], Fact] = {}
-        unique = list(dict.fromkeys(triples))
+        # a node this transaction created, and no fact inserted since names, is in no fact: a new
+        # user's or name's triples need no probe (others cannot see the node until it commits)
+        fresh = self._tx.fresh
+        unique = [t for t in dict.fromkeys(triples) if t[0] not in fresh and t[2] not in fresh]
         owners = self._user_of([s for s, _, _ in unique])
         by_user: dict[str, list[tuple[str, str, str]]] = {}
         for t in unique:
@@ -62,6 +65,8 @@ class FactMixin(PostgresBase):
             return
         self._lock_users([f.user_id for f in facts])
         self._check_nodes(facts)
+        if self._tx.fresh:
+            self._tx.fresh.difference_update(n for f in facts for n in (f.subject_id, f.object_id))
         # Times as ISO text, each distinct one formatted once (a batch shares its `now`): COPY's
         # own datetime dumping was 7 of the 10 us it took to format a row.
         stamps: dict[datetime | None, str | None] = {None: None}

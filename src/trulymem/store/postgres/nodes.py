@@ -51,6 +51,8 @@ class NodeMixin(PostgresBase):
             created = dict(rows)
             found.update(created)
             self._tx.dirty.update((user or "", nid) for nid in created.values())
+            if self._tx.conn is not None:
+                self._tx.fresh.update(created.values())
             raced = [s.key for s in chunk if s.key not in created]
             if raced:
                 found.update(self._q("SELECT key, id FROM nodes WHERE user_id = %s AND agent_id = %s "
@@ -115,5 +117,6 @@ class NodeMixin(PostgresBase):
             self._tx.dirty.difference_update((u, i) for i, u in rows)
             for i, _ in rows:
                 self._tx.owners.pop(i, None)
+                self._tx.fresh.discard(i)
             deleted.extend(r[0] for r in rows)
         return deleted
