@@ -59,18 +59,26 @@ def tool_error(error: dict[str, Any]) -> HTTPError:
                      retry_after(1) if type_ == "budget_exceeded" else None)
 
 
+def answer(exc: HTTPError | TrulyMemError) -> JSONResponse:
+    """The response to an error a route raised on purpose (the app's handlers and the fast
+    path in ``trulymem.server.fastpath`` both answer with it)."""
+    if isinstance(exc, TrulyMemError):
+        exc = tool_error(exc.to_dict())
+        return error_response(exc.status, exc.type, exc.message, exc.field, exc.headers)
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
+    return error_response(exc.status, exc.type, exc.message, exc.field, {**headers, **(exc.headers or {})})
+
+
 def install(app: FastAPI) -> None:
     """Route every kind of error through ``error_response``."""
 
     @app.exception_handler(HTTPError)
     async def _http_error(_: Request, exc: HTTPError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
-        return error_response(exc.status, exc.type, exc.message, exc.field, {**headers, **(exc.headers or {})})
+        return answer(exc)
 
     @app.exception_handler(TrulyMemError)
     async def _trulymem_error(_: Request, exc: TrulyMemError) -> JSONResponse:
-        e = tool_error(exc.to_dict())
-        return error_response(e.status, e.type, e.message, e.field, e.headers)
+        return answer(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

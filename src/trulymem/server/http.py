@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import Body, FastAPI, Request
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Receive, Send
 from starlette.types import Scope as ASGIScope
@@ -42,6 +42,7 @@ from trulymem.memories import iter_memories
 from trulymem.model import Scope, utcnow
 from trulymem.server import chat, errors, platform
 from trulymem.server.errors import HTTPError, error_response, parse_json, tool_error
+from trulymem.server.fastpath import FastPath
 from trulymem.server.limits import RateLimiter, RequestLimits
 from trulymem.store import open_store
 from trulymem.tools import REGISTRY, ToolContext, call_tool, get_tool, run_tool
@@ -154,12 +155,20 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
             "schema": REGISTRY[tool].parameters()}}}}
 
     def tool_route(method: str, path: str, tool: str, summary: str) -> None:
+        fast.add(method, path, tool)
+
         async def handler(request: Request, payload: dict[str, Any] = Body(...),  # noqa: B008
                           user_id: str | None = None) -> Any:
             return await run_in_threadpool(run_json, request, tool, payload, user_id)
 
         app.add_api_route(path, handler, methods=[method], summary=summary, openapi_extra=body_schema(tool),
                           name=f"{tool}_{method.lower()}")
+
+    def any_tool_json(request: Request, name: str, payload: dict[str, Any], user_id: str | None) -> Response:
+        """``any_tool``'s answer as FastAPI renders it (a JSONResponse of the result)."""
+        return JSONResponse(any_tool(request, name, payload, user_id))
+
+    fast = FastPath(run_json, any_tool_json)  # the tool routes below, answered without FastAPI's machinery
 
     @app.get("/health", summary="Liveness and version")
     async def health() -> dict[str, Any]:  # on the event loop: answers even when every worker thread is busy
@@ -300,7 +309,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         app.mount("/mcp", mcp_asgi)
 
     app.add_middleware(RequestLimits, max_body=limits.max_body, budget=limits.request_budget,
-                       limiter=RateLimiter(limits.rate_limit, limits.burst), keyless=not require_keys)
+                       limiter=RateLimiter(limits.rate_limit, limits.burst), keyless=not require_keys, fast=fast)
     return app
 
 

@@ -14,11 +14,12 @@ clients read (``errors.jsonrpc_refusal``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.responses import JSONResponse
@@ -27,6 +28,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from trulymem.budget import time_budget
 from trulymem.server.errors import HTTPError, error_response, jsonrpc_refusal, parse_json, retry_after
 
+# (scope, receive, send, the parsed JSON body) -> whether it answered the request
+FastRoute = Callable[[Scope, Receive, Send, Any], Awaitable[bool]]
 EXEMPT = ("/health",)  # liveness answers whatever the limits say
 RAW = ("/mcp",)  # MCP answers in its own (JSON-RPC) error shape
 
@@ -75,6 +78,7 @@ def client_key(scope: Scope) -> str:
     return f"addr:{client[0] if client else '-'}"
 
 
+@functools.lru_cache(maxsize=256)  # a pure function of the Host/Origin text, which repeats request after request
 def _local_name(host: str) -> bool:
     """``localhost`` or a loopback address, with or without a port."""
     if host.startswith("["):  # [::1]:8765
@@ -123,9 +127,11 @@ def _is_json(scope: Scope) -> bool:
 class RequestLimits:
     """ASGI middleware (outermost but for Starlette's error catcher): rate limit, time budget, body checks."""
 
-    def __init__(self, app: ASGIApp, *, max_body: int, budget: float, limiter: RateLimiter, keyless: bool) -> None:
+    def __init__(self, app: ASGIApp, *, max_body: int, budget: float, limiter: RateLimiter, keyless: bool,
+                 fast: FastRoute | None = None) -> None:
         self.app, self.max_body, self.budget, self.limiter = app, max_body, budget, limiter
         self.keyless = keyless  # started without keys: serve this machine's own clients only
+        self.fast = fast  # answers the plain tool requests itself (trulymem.server.fastpath)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
@@ -148,12 +154,13 @@ class RequestLimits:
         # earlier request's deadline may reach this one
         with time_budget(self.budget, fresh=True):
             body: bytes | None = None
+            data: Any = None
             try:
                 body = await self._read(scope, receive)
                 if body is None:
                     return  # the client left before sending its body: nobody to answer
                 if body and _is_json(scope):
-                    parse_json(body)  # refused here with a clear 400, never half-parsed by a route
+                    data = parse_json(body)  # refused here with a clear 400, never half-parsed by a route
             except HTTPError as exc:
                 if path.startswith(RAW) and exc.status == 400 and body:
                     # in MCP's own shape (the SDK itself would answer a 5,000-digit number with a 500)
@@ -171,6 +178,8 @@ class RequestLimits:
                     return {"type": "http.request", "body": body, "more_body": False}
                 return await receive()  # after the body: wait for the disconnect, as the server would
 
+            if data is not None and self.fast is not None and await self.fast(scope, replay, send, data):
+                return
             await self.app(scope, replay, send)
 
     async def _read(self, scope: Scope, receive: Receive) -> bytes | None:
