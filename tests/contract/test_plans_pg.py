@@ -122,3 +122,27 @@ def test_the_common_walk_reads_one_users_facts_by_user_and_seq(db: str) -> None:
     assert "facts_user_seq" in plan and "facts_seq" not in plan and "facts_tsv" not in plan, plan
     assert "Sort" not in plan, plan  # rows stream in index order: a walk stops once it has enough
     mem.close()
+
+
+def test_recall_neighbour_rows_walk_the_endpoint_indexes_and_type_each_node_once(db: str) -> None:
+    """Recall's light neighbour rows: per asked node a capped walk of facts_subject / facts_object,
+    the asked node's own type read once per node (OFFSET 0 keeps it out of the rows), not per row."""
+    from trulymem.model import Scope
+    from trulymem.store.base import CURRENT
+    from trulymem.store.queries import neighbor_sql
+
+    mem = TrulyMem(db, user_id="u", embedder="none")
+    mem.commit(_hub_triplets(2000))
+    store: Any = mem.store
+    with store.transaction(write=False):
+        ids = [r[0] for r in store._q("SELECT id FROM nodes WHERE user_id = 'u' ORDER BY seq LIMIT 8")]
+        store._q("ANALYZE facts")
+        store._q("SET LOCAL enable_seqscan = off")  # a table this small is read whole otherwise
+        sql, params = neighbor_sql(store.dialect, Scope(user_id="u"), ids, 4, CURRENT)
+        plan = " | ".join(r[0] for r in store._q("EXPLAIN " + sql, params))
+    assert "facts_subject" in plan and "facts_object" in plan, plan
+    # the asked node's type: one lookup per asked node (u.value), none per row for the asked side
+    assert plan.count("(id = u.value)") == 1 and plan.count("(id = u_1.value)") == 1, plan
+    assert "(id = f.subject_id)" not in plan and "(id = f_1.object_id)" not in plan, plan
+    assert "Sort" not in plan, plan  # each node's rows come in its index's order
+    mem.close()
