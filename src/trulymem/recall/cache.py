@@ -18,6 +18,7 @@ class NodeCache:
         self.store, self.scope, self.as_of = store, scope, as_of
         self.types: dict[str, str] = {}
         self.full: dict[str, Node] = {}
+        self.enrichment: dict[str, bool] = {}  # engine._enrichment's answer per node read whole
 
     def load_types(self, ids: Iterable[str]) -> None:
         todo = [n for n in ids if n not in self.types]
@@ -41,6 +42,12 @@ class NodeCache:
             for n in self.store.nodes(NodeQuery(scope=self.scope, ids=todo, created_before=self.as_of)):
                 self.full[n.id] = n
                 self.types[n.id] = n.type
+
+    def add(self, nodes: Iterable[Node]) -> None:
+        """Nodes another stage read whole, in a scope within this one and as of the same time."""
+        for n in nodes:
+            self.full.setdefault(n.id, n)
+            self.types.setdefault(n.id, n.type)
 
     def get(self, node_id: str) -> Node | None:
         return self.full.get(node_id)

@@ -135,6 +135,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         names.append(q.query_intent)  # "New York" is one name as well as two words
     named = store.nodes(NodeQuery(scope=scope, keys=list({name_key(x) for x in names}),
                                   created_before=q.as_of)) if names else []
+    known = NodeCache(store, user_scope, q.as_of)
+    known.add(named)  # read whole already: persons are endpoints of the facts returned
     speakers = _speakers(store, scope, named, parsed)
     if speakers and not cfg.speaker_terms:
         # A speaker's name is in every turn they said: as a search word it ranks the turns that
@@ -162,7 +164,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                                                                     model=embedder.name)]
     is_question = parsed is not None and parsed.question
     if speakers and is_question and (cfg.profile_seeds or cfg.own_weight):
-        profiles = _speaker_profiles(store, scope, speakers, q.as_of)
+        profiles = _speaker_profiles(store, scope, speakers, q.as_of, known)
         if cfg.profile_seeds:
             # The named people's own statements on the question's words and topics (enrich/profiles.py).
             rankings["profile"] = _profile_ranking(profiles, text_terms, q.query_intent, cfg)
@@ -172,7 +174,6 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             own = frozenset().union(*(p.turns for p in profiles))
             if rankings["text"][0] in own:
                 rankings["own"] = [i for i in rankings["text"] if i in own]
-    known = NodeCache(store, user_scope, q.as_of)
     if when.validity != "all":
         # A node whose every fact was invalidated (a forgotten message, a retracted value) is
         # not recalled; include_invalid (history) still finds it.
@@ -274,25 +275,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             if nid not in node_ids:
                 node_ids.append(nid)
     known.load(node_ids)
-    # Built without validation: every field comes typed from the store (~160 per recall at limit 100).
-    rnodes = [
-        built(RecalledNode, dict(
-            id=node.id, name=node.name, type=node.type, summary=node.summary, metadata=node.metadata,
-            score=round(c.node_score[node.id], 4), hop=c.node_hop[node.id], why=c.node_why[node.id],
-            created_at=node.created_at))
-        for nid in node_ids if (node := known.get(nid)) is not None
-    ]
-    rfacts = [
-        built(RecalledFact, dict(
-            id=f.id, subject=f.subject or "", relation=f.relation, object=f.object or "", kind=f.kind.value,
-            confidence=f.confidence, speculation=f.speculation, pinned=f.pinned, type=f.type,
-            valid=f.invalid_at is None if q.as_of is None else f.valid_as_of(q.as_of),
-            mention_count=f.mention_count, created_at=f.created_at, valid_at=f.valid_at, invalid_at=f.invalid_at,
-            superseded_by=f.superseded_by, subject_id=f.subject_id, object_id=f.object_id,
-            score=round(c.fact_score[f.id], 4), hop=c.fact_hop[f.id], why=c.fact_why[f.id],
-        ))
-        for f in kept_facts
-    ]
+    rnodes = _recalled_nodes(c, known, node_ids)
+    rfacts = _recalled_facts(c, kept_facts, q.as_of)
     if q.max_tokens is not None:
         rnodes, rfacts = fit_budget(rnodes, rfacts, q.max_tokens)
     text = render_text(rnodes, rfacts)
@@ -343,8 +327,40 @@ def _best_kept(ranked: list[str], limit: int, keep: Callable[[list[str]], list[s
 
 
 def _enrichment(known: NodeCache, node_id: str) -> bool:
-    node = known.get(node_id)
-    return node is not None and node.type != NodeType.EPISODE and is_enrichment_node(node.name, node.metadata)
+    # asked ~400 times per recall at limit 100 of ~100 nodes: judged once per node
+    seen = known.enrichment.get(node_id)
+    if seen is None:
+        node = known.get(node_id)
+        seen = known.enrichment[node_id] = (node is not None and node.type != NodeType.EPISODE
+                                            and is_enrichment_node(node.name, node.metadata))
+    return seen
+
+
+def _recalled_nodes(c: _Collector, known: NodeCache, node_ids: list[str]) -> list[RecalledNode]:
+    """The returned nodes, built without validation: every field comes typed from the store
+    (~110 per recall at limit 100; a dict display, not ``dict(...)``, and one lookup per map)."""
+    score, hop, why, full = c.node_score, c.node_hop, c.node_why, known.full
+    out = []
+    for nid in node_ids:
+        node = full.get(nid)
+        if node is not None:
+            out.append(built(RecalledNode, {
+                "id": nid, "name": node.name, "type": node.type, "summary": node.summary, "metadata": node.metadata,
+                "score": round(score[nid], 4), "hop": hop[nid], "why": why[nid], "created_at": node.created_at}))
+    return out
+
+
+def _recalled_facts(c: _Collector, facts: list[Fact], as_of: datetime | None) -> list[RecalledFact]:
+    """The returned facts, built as ``_recalled_nodes``."""
+    score, hop, why = c.fact_score, c.fact_hop, c.fact_why
+    return [built(RecalledFact, {
+        "id": (fid := f.id), "subject": f.subject or "", "relation": f.relation, "object": f.object or "",
+        "kind": f.kind.value, "confidence": f.confidence, "speculation": f.speculation, "pinned": f.pinned,
+        "type": f.type, "valid": f.invalid_at is None if as_of is None else f.valid_as_of(as_of),
+        "mention_count": f.mention_count, "created_at": f.created_at, "valid_at": f.valid_at,
+        "invalid_at": f.invalid_at, "superseded_by": f.superseded_by, "subject_id": f.subject_id,
+        "object_id": f.object_id, "score": round(score[fid], 4), "hop": hop[fid], "why": why[fid],
+    }) for f in facts]
 
 
 def fit_budget(nodes: list[RecalledNode], facts: list[RecalledFact],
@@ -382,10 +398,13 @@ def _speakers(store: Store, scope: Scope, named: list[Node], parsed: ParsedQuery
         scope=scope, subject_ids=[n.id], relation_keys=["said"]))}
 
 
-def _speaker_profiles(store: Store, scope: Scope, speakers: set[str], as_of: datetime | None) -> list[Profile]:
-    """The speakers' profiles (enrich/profiles.py), parsed."""
+def _speaker_profiles(store: Store, scope: Scope, speakers: set[str], as_of: datetime | None,
+                      known: NodeCache) -> list[Profile]:
+    """The speakers' profiles (enrich/profiles.py), parsed; their nodes kept in ``known``: they
+    are endpoints of the facts expansion finds, and leaving those out reads them again."""
     nodes = store.nodes(NodeQuery(scope=scope, keys=profile_keys(sorted(speakers)), types=[NodeType.INFO],
                                   created_before=as_of))
+    known.add(nodes)
     return [p for n in nodes if (p := parsed_profile(n.id, n.updated_at.isoformat(), n.metadata)) is not None]
 
 
