@@ -27,6 +27,7 @@ from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult, bu
 from trulymem.recall.timeref import time_range_in
 from trulymem.store.base import Edge, FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
+from trulymem.text.answers import expected_answer
 from trulymem.text.related import related_words
 from trulymem.text.stem import stems
 from trulymem.text.stopwords import STOPWORDS, content_terms
@@ -261,8 +262,10 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     # --- rerank: speaker, question turns, coverage ------------------------------
     if not cfg.rerank.off:
         asked = asked_topics(q.query_intent) if parsed is not None and parsed.question else []
-        many = bool(cfg.rerank.sessions) and parsed is not None and parsed.question and is_set_question(q.query_intent)
-        _rerank(c, known, speakers, stems(" ".join(text_terms)), asked, many)
+        asks = parsed is not None and parsed.question
+        many = cfg.rerank.set_aware and asks and is_set_question(q.query_intent)
+        expects = expected_answer(q.query_intent) if cfg.rerank.kind and asks else None
+        _rerank(c, known, speakers, stems(" ".join(text_terms)), asked, many, expects)
 
     # --- rank and cut --------------------------------------------------------
     budget.check("recall")
@@ -458,7 +461,7 @@ def _feedback_terms(rankings: dict[str, list[str]], text_terms: list[str], speak
 
 
 def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: set[str], asked: list[str],
-            many: bool = False) -> None:
+            many: bool = False, expects: str | None = None) -> None:
     """Rescore the best ``rerank_depth`` episode candidates with ``rerank.rerank``."""
     top = sorted(c.node_score, key=lambda i: -c.node_score[i])[: c.cfg.rerank_depth]
     known.load_types(top)  # only episodes are reranked: the rest are not read whole here
@@ -474,7 +477,8 @@ def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: se
             text = text[len(speaker) + 2 :]
         cands.append(Candidate(nid, c.node_score[nid], text, speaker if isinstance(speaker, str) else None,
                                _place(node.metadata)))
-    for nid, (score, why) in rerank(cands, query_stems, speakers, c.cfg.rerank, asked, many=many).items():
+    for nid, (score, why) in rerank(cands, query_stems, speakers, c.cfg.rerank, asked, many=many,
+                                    expects=expects).items():
         c.node_score[nid] = score
         for w in why:
             _add_why(c.node_why, nid, w)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trulymem.text.answers import carries_answer
 from trulymem.text.normalize import name_key
 from trulymem.text.stem import stems
 from trulymem.text.topics import topics_of
@@ -41,16 +42,33 @@ class RerankWeights:
                                # (tune: 0.1 lost 0.8, and 4.7 on those very questions: evidence shares sessions)
     statement: float = 0.0     # × (1 + w) when a person the query names tells about themselves in the turn
                                # (tune: 0.05 gained multi-hop 0.9, open-domain 1.7, lost adversarial 1.1)
+    kind: float = 0.2          # × (1 + w) when the turn carries the kind of answer the question asks for
+                               # (``text.answers``: a name for "where", "who", "what book"; a number for "how many");
+                               # tune: R@10 +0.3, no category lower (0.3 gained more and lost open-domain 1.6)
+    neighbours: float = 0.0    # best first, per better-ranked turn within two turns of it in its session: × (1 + w)
+                               # when the answer is one thing (it is often said over neighbouring turns), × (1 - w)
+                               # when it is a set (``many``: its members were said apart); tune: 0.02 gained R@10
+                               # 0.5 (single-hop, adversarial) and lost open-domain 3.3, temporal 0.8: off
+    cover: float = 0.0         # a set question (``many``): the top ten chosen one at a time, each turn × (1 + w ·
+                               # the question's words it says that the turns chosen before it do not); tune: 0.1-0.5
+                               # moved nothing but multi-hop (-0.3 to -0.8): off
 
     @classmethod
     def none(cls) -> RerankWeights:
         """Every feature off: the fused order unchanged."""
-        return cls(speaker=0, question=0, coverage=0, protect=0, window=0, answer=0, topic=0, sessions=0, statement=0)
+        return cls(speaker=0, question=0, coverage=0, protect=0, window=0, answer=0, topic=0, sessions=0, statement=0,
+                   kind=0, neighbours=0, cover=0)
+
+    @property
+    def set_aware(self) -> bool:
+        """Whether a feature on depends on the answer being a set (``rerank(many=…)``)."""
+        return bool(self.sessions or self.neighbours or self.cover)
 
     @property
     def off(self) -> bool:
         return not (self.speaker or self.question or self.coverage or self.window or self.answer or self.topic
-                    or self.sessions or self.statement)
+                    or self.sessions or self.statement or self.kind or self.neighbours
+                    or self.cover)
 
 
 @dataclass(frozen=True)
@@ -64,14 +82,17 @@ class Candidate:
 
 def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str],
            weights: RerankWeights, asked: list[str] | None = None, *,
-           many: bool = False) -> dict[str, tuple[float, list[str]]]:
+           many: bool = False, expects: str | None = None) -> dict[str, tuple[float, list[str]]]:
     """New score and the features that moved it, per candidate id. ``speakers`` are
     name keys of the people the query names; ``query_stems`` from ``stems(query)``;
     ``asked`` the topics the question asks about (``text.topics.asked_topics``); ``many``:
-    the answer is a set of things (``query.is_set_question``)."""
+    the answer is a set of things (``query.is_set_question``); ``expects``: the kind of
+    answer asked for (``text.answers.expected_answer``)."""
     out: dict[str, tuple[float, list[str]]] = {}
     boost = weights.speaker if speakers else 0.0
     asks = {c.id: is_question_turn(c.text) for c in candidates} if weights.question or weights.answer else {}
+    # speakers' own names are not answers: every turn addresses someone
+    voices = {part for c in candidates if c.speaker for part in c.speaker.casefold().split()} if expects else set()
     for c in candidates:
         score, why = c.score, []
         own = c.speaker is not None and bool(speakers) and name_key(c.speaker) in speakers
@@ -87,6 +108,9 @@ def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str
         if weights.topic and asked and (hit := set(asked) & set(topics_of(c.text))):
             score *= 1 + weights.topic
             why.append(f"about {min(hit)}")
+        if weights.kind and expects and carries_answer(c.text, expects, voices):
+            score *= 1 + weights.kind
+            why.append(f"says a {expects}")
         if weights.coverage and query_stems:
             share = len(query_stems & stems(c.text)) / len(query_stems)
             if share:
@@ -97,8 +121,12 @@ def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str
         _answers(candidates, out, weights.answer, asks)
     if weights.window:
         _spread(candidates, out, weights.window)
+    if weights.neighbours:
+        _neighbours(candidates, out, -weights.neighbours if many else weights.neighbours)
     if weights.sessions and many:
         _over_sessions(candidates, out, weights.sessions)
+    if weights.cover and many and len(query_stems) > 1:
+        _cover(candidates, out, weights.cover, query_stems)
     if weights.protect:
         _protect(candidates, out, weights.protect)
     return out
@@ -131,6 +159,40 @@ def _spread(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]]
             score, why = out[c.id]
             out[c.id] = (score * (1 - w) ** near, [*why, "near a better turn"])
         placed.append(c.place)
+
+
+def _neighbours(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float) -> None:
+    """Best first, a turn gains ``w`` (loses, when negative) per better-ranked turn within two
+    turns of it in its session, those scores as they were before this stage."""
+    placed: list[tuple[str, int]] = []
+    for c in sorted(candidates, key=lambda c: -out[c.id][0]):
+        if c.place is None:
+            continue
+        near = sum(1 for s, i in placed if s == c.place[0] and abs(i - c.place[1]) <= 2)
+        if near:
+            score, why = out[c.id]
+            out[c.id] = (score * (1 + w) ** near, [*why, "near a better turn" if w > 0 else "same stretch as a better turn"])
+        placed.append(c.place)
+
+
+def _cover(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float,
+           query_stems: set[str], top: int = 10) -> None:
+    """The best ``top`` chosen one at a time, each turn's score × (1 + ``w`` · the query words
+    it says that none chosen before it says); chosen turns keep their order above the rest."""
+    said = {c.id: query_stems & stems(c.text) for c in candidates}
+    left = {c.id: out[c.id][0] for c in candidates}
+    covered: set[str] = set()
+    chosen: list[tuple[str, float]] = []
+    while left and len(chosen) < top:
+        best = max(left, key=lambda i: (left[i] * (1 + w * len(said[i] - covered)), i))
+        chosen.append((best, left.pop(best) * (1 + w * len(said[best] - covered))))
+        covered |= said[best]
+    below = max(left.values(), default=0.0)
+    for cid, _ in reversed(chosen):  # above every turn left, in the order chosen
+        score, why = out[cid]
+        new = max(score, below * (1 + 1e-6))
+        out[cid] = (new, why if new == score else [*why, "covers more of the question"])
+        below = new
 
 
 def _over_sessions(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float) -> None:
