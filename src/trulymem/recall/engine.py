@@ -396,9 +396,10 @@ def _speakers(store: Store, scope: Scope, named: list[Node], parsed: ParsedQuery
     if parsed is None or not parsed.question:
         return set()
     caps = {name_key(w) for w in parsed.capitalised}
-    # a count walks the (subject, relation) index; facts(limit=1) sorted every turn they said by age
+    # a count capped at one walks the (subject, relation) index to the first turn; facts(limit=1)
+    # sorted every turn they said by age, an uncapped count read them all
     return {n.key for n in named if n.key in caps and store.count_facts(FactQuery(
-        scope=scope, subject_ids=[n.id], relation_keys=["said"]))}
+        scope=scope, subject_ids=[n.id], relation_keys=["said"], limit=1))}
 
 
 def _speaker_profiles(store: Store, scope: Scope, speakers: set[str], as_of: datetime | None,

@@ -220,7 +220,9 @@ class Store(ABC):
     def facts(self, query: FactQuery) -> list[Fact]: ...
 
     @abstractmethod
-    def count_facts(self, query: FactQuery) -> int: ...
+    def count_facts(self, query: FactQuery) -> int:
+        """How many facts match ``query``; at most ``query.limit`` when it is set (the count
+        stops there: ``limit=1`` asks whether any does)."""
 
     @abstractmethod
     def active_facts_for(self, triples: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], Fact]:

@@ -168,6 +168,9 @@ class SQLReads(Store):
         if built is None:
             return 0
         where, params = built
+        if query.limit is not None:  # a capped count stops at the limit (all of a hub's facts are not read)
+            return int(self._q(f"SELECT count(*) FROM (SELECT 1 FROM {self.dialect.fact_from} WHERE {where} "
+                               f"LIMIT {self.dialect.mark}) c", [*params, query.limit])[0][0])
         return int(self._q(f"SELECT count(*) FROM {self.dialect.fact_from} WHERE {where}", params)[0][0])
 
     def list_facts(self, query: FactQuery, after: str | None, limit: int) -> tuple[list[Fact], str | None]:
