@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 MAX_CONNECTIONS = 64  # paced mode: beyond this many busy connections a due request waits for one
+GRACE = 60.0  # seconds after the last send to wait for the answers still out
 
 
 def requests(host: str, path: str, bodies: Sequence[bytes], headers: dict[str, str] | None = None) -> list[bytes]:
@@ -56,6 +57,7 @@ class _Conn(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        self.gen.all.append(self)
 
     def send(self, req: bytes, start: float) -> None:
         self.start, self.busy = start, True
@@ -97,6 +99,7 @@ class _Generator:
         self.wait: list[float] = []  # ms, from due until a connection took it
         self.errors = self.opened = self.sent = 0
         self.idle: list[_Conn] = []
+        self.all: list[_Conn] = []  # every connection opened, closed at the end
         self.pending: deque[tuple[int, float]] = deque()  # due requests waiting for a connection
         self.outstanding = 0
         self.finished = self.loop.create_future()
@@ -110,7 +113,15 @@ class _Generator:
         else:
             for k in range(self.connections):
                 self._open(k, self.start)
+            self.loop.call_at(self.stop, self._maybe_finish)  # should every connection have failed
+        self.loop.call_at(self.stop + GRACE, self._give_up)
         await self.finished
+
+    def _give_up(self) -> None:
+        """Requests still unanswered ``GRACE`` seconds after the last was sent count as errors."""
+        if not self.finished.done():
+            self.errors += self.outstanding
+            self.finished.set_result(None)
 
     # paced: one timer callback per request, each scheduling the next
     def _fire(self, i: int) -> None:
@@ -208,7 +219,7 @@ def _run(url: str, path: str, bodies: list[bytes], seconds: float, rate: float |
     async def main() -> _Generator:
         gen = _Generator(host, port, reqs, seconds, rate, connections)
         await gen.run()
-        for c in gen.idle:
+        for c in gen.all:
             if c.transport is not None:
                 c.transport.close()
         return gen
