@@ -171,6 +171,8 @@ class _Generator:
 
     def failed(self, conn: _Conn) -> None:
         conn.busy = False
+        if self.finished.done():  # closed at the end, its request already counted by _give_up
+            return
         if conn.transport is not None:
             conn.transport.close()
         self.opened -= 1
