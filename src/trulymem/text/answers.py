@@ -24,8 +24,9 @@ _NAME_NOUNS = (r"city|cities|country|countries|state|states|town|towns|place|pla
 _NAME_Q = re.compile(rf"^\s*(?:where|who|whom|whose)\b|\b(?:{_NAME_NOUNS})\b", re.IGNORECASE)
 
 _PHOTO = re.compile(r"\s*\[shares a photo:[^\]]*\]\s*$")
-_SENTENCE = re.compile(r"[^.!?…]+")
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_CAPITALISED = re.compile(r"(?<![\w-])[^\W\d_a-z][\w'’-]*")  # candidates only: isupper() decides below
+_OPENERS = " \t\n\"“”‘’'()[]"  # what may stand between a sentence's end and its first word
+_SENTENCE_END = ".!?…"
 _POSSESSIVE = re.compile(r"['’]s?$")
 _QUOTED = re.compile(r"[\"“][^\"”]{2,80}[\"”]")
 _NUMBER = re.compile(r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
@@ -50,11 +51,13 @@ def _names_in(text: str) -> frozenset[str]:
     """Capitalised words that do not open a sentence, and quoted spans, case-folded."""
     said = _PHOTO.sub("", text)
     found = {m.group(0).casefold() for m in _QUOTED.finditer(said)}
-    for sentence in _SENTENCE.findall(said):
-        for i, m in enumerate(_WORD.finditer(sentence)):
-            word = _POSSESSIVE.sub("", m.group(0))
-            if i and word[:1].isupper() and not word.isupper() and word.casefold() not in _NOT_NAMES:
-                found.add(word.casefold())
+    for m in _CAPITALISED.finditer(said):
+        before = said[max(0, m.start() - 16) : m.start()].rstrip(_OPENERS)
+        if not before or before[-1] in _SENTENCE_END:
+            continue  # opens the text or a sentence
+        word = _POSSESSIVE.sub("", m.group(0))
+        if word[:1].isupper() and not word.isupper() and word.casefold() not in _NOT_NAMES:
+            found.add(word.casefold())
     return frozenset(found)
 
 
