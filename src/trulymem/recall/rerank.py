@@ -3,10 +3,11 @@
 Fusion ranks by words alone; things it cannot see decide many LoCoMo misses: who
 said a turn (83% of evidence is said by the person the question names), whether the
 turn is itself a question (questions echo the words of later questions but answer
-nothing), and whether it replies to a question that matches. Each feature only
-reorders what the retrievers found, and a weight of 0 turns it off; those that lost
-recall on the tune split (coverage, window, protect, topic) are kept off by default
-so the bench can show why. Pure functions of plain data: easy to test, easy to ablate.
+nothing), whether it replies to a question that matches, and whether it says the kind
+of thing asked for (a name, a number). Each feature only reorders what the retrievers
+found, and a weight of 0 turns it off; those that lost recall on the tune split
+(coverage, window, protect, topic, sessions, statement, neighbours, cover) are kept
+off by default so the bench can show why. Pure functions of plain data: easy to test, easy to ablate.
 """
 
 from __future__ import annotations
