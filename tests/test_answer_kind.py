@@ -70,7 +70,8 @@ def test_neighbours_gain_for_one_answer_and_lose_for_a_set() -> None:
     one = _rerank(_row(), set(), set(), w)
     assert one["b"][0] == pytest.approx(0.99) and one["c"][0] == pytest.approx(0.8)
     many = _rerank(_row(), set(), set(), w, many=True)
-    assert many["b"][0] == pytest.approx(0.81) and "same stretch as a better turn" in many["b"][1]
+    assert many["b"][0] == pytest.approx(0.81) and "near a better turn" in many["b"][1]
+    assert "next to a better turn" in one["b"][1]
     assert w.set_aware and not OFF.set_aware
 
 

@@ -151,15 +151,7 @@ def _answers(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]
 
 def _spread(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float) -> None:
     """Best first, a turn next to better-ranked ones in its session loses ``w`` per neighbour."""
-    placed: list[tuple[str, int]] = []
-    for c in sorted(candidates, key=lambda c: -out[c.id][0]):
-        if c.place is None:
-            continue
-        near = sum(1 for s, i in placed if s == c.place[0] and abs(i - c.place[1]) <= 2)
-        if near:
-            score, why = out[c.id]
-            out[c.id] = (score * (1 - w) ** near, [*why, "near a better turn"])
-        placed.append(c.place)
+    _neighbours(candidates, out, -w)
 
 
 def _neighbours(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float) -> None:
@@ -172,7 +164,7 @@ def _neighbours(candidates: list[Candidate], out: dict[str, tuple[float, list[st
         near = sum(1 for s, i in placed if s == c.place[0] and abs(i - c.place[1]) <= 2)
         if near:
             score, why = out[c.id]
-            out[c.id] = (score * (1 + w) ** near, [*why, "near a better turn" if w > 0 else "same stretch as a better turn"])
+            out[c.id] = (score * (1 + w) ** near, [*why, "next to a better turn" if w > 0 else "near a better turn"])
         placed.append(c.place)
 
 
@@ -183,13 +175,14 @@ def _cover(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]],
     said = {c.id: query_stems & stems(c.text) for c in candidates}
     left = {c.id: out[c.id][0] for c in candidates}
     covered: set[str] = set()
-    chosen: list[tuple[str, float]] = []
+    chosen: list[str] = []
     while left and len(chosen) < top:
         best = max(left, key=lambda i: (left[i] * (1 + w * len(said[i] - covered)), i))
-        chosen.append((best, left.pop(best) * (1 + w * len(said[best] - covered))))
+        chosen.append(best)
+        del left[best]
         covered |= said[best]
     below = max(left.values(), default=0.0)
-    for cid, _ in reversed(chosen):  # above every turn left, in the order chosen
+    for cid in reversed(chosen):  # above every turn left, in the order chosen
         score, why = out[cid]
         new = max(score, below * (1 + 1e-6))
         out[cid] = (new, why if new == score else [*why, "covers more of the question"])
