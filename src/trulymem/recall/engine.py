@@ -23,7 +23,7 @@ from trulymem.recall.query import FRAME_WORDS, ParsedQuery, is_set_question, par
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
 from trulymem.recall.rerank import Candidate, rerank
-from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult, built
+from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult, recalled_facts, recalled_nodes
 from trulymem.recall.timeref import time_range_in
 from trulymem.store.base import Edge, FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
@@ -278,8 +278,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             if nid not in node_ids:
                 node_ids.append(nid)
     known.load(node_ids)
-    rnodes = _recalled_nodes(c, known, node_ids)
-    rfacts = _recalled_facts(c, kept_facts, q.as_of)
+    rnodes = recalled_nodes(node_ids, known.full, c.node_score, c.node_hop, c.node_why)
+    rfacts = recalled_facts(kept_facts, c.fact_score, c.fact_hop, c.fact_why, q.as_of)
     if q.max_tokens is not None:
         rnodes, rfacts = fit_budget(rnodes, rfacts, q.max_tokens)
     text = render_text(rnodes, rfacts)
@@ -337,33 +337,6 @@ def _enrichment(known: NodeCache, node_id: str) -> bool:
         seen = known.enrichment[node_id] = (node is not None and node.type != NodeType.EPISODE
                                             and is_enrichment_node(node.name, node.metadata))
     return seen
-
-
-def _recalled_nodes(c: _Collector, known: NodeCache, node_ids: list[str]) -> list[RecalledNode]:
-    """The returned nodes, built without validation: every field comes typed from the store
-    (~110 per recall at limit 100; a dict display, not ``dict(...)``, and one lookup per map)."""
-    score, hop, why, full = c.node_score, c.node_hop, c.node_why, known.full
-    out = []
-    for nid in node_ids:
-        node = full.get(nid)
-        if node is not None:
-            out.append(built(RecalledNode, {
-                "id": nid, "name": node.name, "type": node.type, "summary": node.summary, "metadata": node.metadata,
-                "score": round(score[nid], 4), "hop": hop[nid], "why": why[nid], "created_at": node.created_at}))
-    return out
-
-
-def _recalled_facts(c: _Collector, facts: list[Fact], as_of: datetime | None) -> list[RecalledFact]:
-    """The returned facts, built as ``_recalled_nodes``."""
-    score, hop, why = c.fact_score, c.fact_hop, c.fact_why
-    return [built(RecalledFact, {
-        "id": (fid := f.id), "subject": f.subject or "", "relation": f.relation, "object": f.object or "",
-        "kind": f.kind.value, "confidence": f.confidence, "speculation": f.speculation, "pinned": f.pinned,
-        "type": f.type, "valid": f.invalid_at is None if as_of is None else f.valid_as_of(as_of),
-        "mention_count": f.mention_count, "created_at": f.created_at, "valid_at": f.valid_at,
-        "invalid_at": f.invalid_at, "superseded_by": f.superseded_by, "subject_id": f.subject_id,
-        "object_id": f.object_id, "score": round(score[fid], 4), "hop": hop[fid], "why": why[fid],
-    }) for f in facts]
 
 
 def fit_budget(nodes: list[RecalledNode], facts: list[RecalledFact],
