@@ -98,3 +98,19 @@ def test_splits_and_dump(tmp_path: Path) -> None:
     first = rows[0]
     assert first["evidence"] == ["D1:1"] and first["recall_at_10"] == 1.0 and first["top10"][0]["hit"]
     assert first["top10"][0]["speaker"] == "A"
+
+
+def test_recall_limit_bounds_what_is_measured(tmp_path: Path) -> None:
+    """``limit`` is the nodes each recall returns: R@k past it is not reported, and an
+    out-of-range limit is refused before anything is ingested."""
+    path = _write(tmp_path, [GOOD])
+    report = run_locomo(path, embedder=None, only=("bm25",), limit=5)
+    assert report["limit"] == 5
+    v = report["variants"]["bm25"]
+    assert v["recall_at"][1] == v["recall_at"][5] == 100.0
+    assert v["recall_at"][10] is None and v["recall_at"][50] is None and v["session_recall_at"][25] is None
+    assert set(v["recall_at_10_by_category"].values()) == {None}
+    assert run_locomo(path, embedder=None, only=("bm25",))["limit"] == 100
+    for bad in (0, 201):
+        with pytest.raises(InvalidInput, match="limit must be between 1 and 200"):
+            run_locomo(path, embedder=None, limit=bad)

@@ -188,3 +188,5 @@ def test_cli_refuses_clearly(tmp_path: Path) -> None:
                                              "or set TRULYMEM_LLM_MODEL (llm_model in the config file)"]
     r = CliRunner().invoke(main, ["bench", "locomo", str(bad), "--questions", "3", "--judge-model", "j"])
     assert r.exit_code == 2 and r.output.strip() == "Error: --judge-model, --questions are only used with --answer"
+    r = CliRunner().invoke(main, ["bench", "locomo", str(bad), "--answer", "--answer-model", "m", "--limit", "20"])
+    assert r.exit_code == 2 and r.output.strip() == "Error: --limit is not used with --answer"

@@ -32,6 +32,9 @@ from trulymem.recall.results import RecalledNode
 from trulymem.text.tokenize import count_tokens
 
 KS = (1, 5, 10, 25, 50)
+# nodes asked of each recall: enough for R@50 (speakers and other non-turn nodes share the
+# list); ``--limit 20`` measures recall as an agent calls it (the memory_recall tool's default)
+RECALL_LIMIT = 100
 BUDGETS = (500, 1000, 2000)
 
 
@@ -109,7 +112,9 @@ def _percentile(values: list[float], p: float) -> float:
 def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Path | None = None,
                conversations: int | None = None, split: str = "all", dump: str | Path | None = None,
                progress: Callable[[str, int, int], None] | None = None,
-               only: Sequence[str] | None = None) -> dict[str, Any]:
+               only: Sequence[str] | None = None, limit: int = RECALL_LIMIT) -> dict[str, Any]:
+    if not 1 <= limit <= 200:  # the memory_recall tool's own bounds
+        raise InvalidInput(f"limit must be between 1 and 200, got {limit}", field="limit")
     convs = in_split(load_locomo(path), split)[:conversations]
     variants_ = variants() if embedder is not None else [v for v in variants() if v.config.lexical and
                                                            not v.name.startswith(("hybrid", "vector"))]
@@ -152,7 +157,7 @@ def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Pat
                     for q in (q for q in conv.questions if q.evidence):
                         t0, c0 = time.perf_counter(), time.process_time()
                         with db.store.transaction(write=False):
-                            res = recall(db.store, db.scope, RecallQuery(q.text, depth=v.depth, limit=100),
+                            res = recall(db.store, db.scope, RecallQuery(q.text, depth=v.depth, limit=limit),
                                          db.clock(), v.config, embedder=embedder)
                         s.latency_ms.append((time.perf_counter() - t0) * 1000)
                         s.cpu_ms.append((time.process_time() - c0) * 1000)
@@ -170,12 +175,13 @@ def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Pat
         "split": split,
         "conversation_ids": [c.id for c in convs],
         "embedder": embedder.name if embedder else None,
+        "limit": limit,
         "conversations": len(convs),
         "questions": questions,
         "ingest": {"messages": messages, **_rates(messages, ingest_s.get(full, 0.0), ingest_cpu.get(full, 0.0)),
                    **{f"topics={t} profiles={p}": _rates(messages, ingest_s[t, p], ingest_cpu[t, p])
                       for t, p in sorted(ingests, reverse=True) if (t, p) != full}},
-        "variants": {name: _summary(s) for name, s in scores.items()},
+        "variants": {name: _summary(s, limit) for name, s in scores.items()},
     }
 
 
@@ -229,13 +235,14 @@ def _score(s: _Scores, evidence: list[str], category: int, episodes: list[Any]) 
         s.budget[budget].append(len(wanted & within) / len(wanted))
 
 
-def _summary(s: _Scores) -> dict[str, Any]:
+def _summary(s: _Scores, limit: int) -> dict[str, Any]:
     return {
-        "recall_at": {k: _pct(v) for k, v in s.hits.items()},
-        "recall_at_10_by_category": {f"{c} {CATEGORIES.get(c, '?')}": _pct(v)
+        # a k past the recall's limit cannot be measured: the recall returned fewer than k nodes
+        "recall_at": {k: _pct(v) if k <= limit else None for k, v in s.hits.items()},
+        "recall_at_10_by_category": {f"{c} {CATEGORIES.get(c, '?')}": _pct(v) if limit >= 10 else None
                                      for c, v in sorted(s.by_category.items())},
         "recall_within_tokens": {b: _pct(v) for b, v in s.budget.items()},
-        "session_recall_at": {k: _pct(v) for k, v in s.sessions.items()},
+        "session_recall_at": {k: _pct(v) if k <= limit else None for k, v in s.sessions.items()},
         "latency_ms": {"p50": _percentile(s.latency_ms, 0.5), "p95": _percentile(s.latency_ms, 0.95),
                        "p99": _percentile(s.latency_ms, 0.99)},
         "cpu_ms": {"p50": _percentile(s.cpu_ms, 0.5), "p95": _percentile(s.cpu_ms, 0.95)},

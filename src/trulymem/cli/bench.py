@@ -31,6 +31,9 @@ def bench() -> None:
 @click.option("--dump", type=click.Path(dir_okay=False, writable=True),
               help="Write one JSON line per question and variant (evidence, top 10 with scores and reasons, "
                    "hit or miss).")
+@click.option("--limit", type=click.IntRange(1, 200), default=100, show_default=True,
+              help="Nodes each recall returns (R@k is not measured past it); 20 is the memory_recall tool's "
+                   "default.")
 @click.option("--answer", is_flag=True, help="Answer accuracy instead: answer each question from recalled memories "
                                              "and grade it with an LLM judge (J score).")
 @click.option("--answer-model", help="With --answer: the model that answers [default: the chat model, "
@@ -45,7 +48,8 @@ def bench() -> None:
 @click.option("--memory-tokens", type=click.IntRange(min=1), default=1500, show_default=True,
               help="With --answer: token budget of recalled turns shown to the answer model.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
-def bench_locomo(path: str, embedder: str, conversations: int | None, split: str, dump: str | None, answer: bool,
+def bench_locomo(path: str, embedder: str, conversations: int | None, split: str, dump: str | None, limit: int,
+                 answer: bool,
                  answer_model: str | None,
                  judge_model: str | None, base_url: str | None, api_key: str | None, questions: int | None,
                  include_adversarial: bool, memory_tokens: int, as_json: bool) -> None:
@@ -68,7 +72,7 @@ def bench_locomo(path: str, embedder: str, conversations: int | None, split: str
         if answer_only and not answer:
             raise InvalidInput(f"{', '.join(answer_only)} {'is' if len(answer_only) == 1 else 'are'} only used "
                                "with --answer")
-        recall_only = [f"--{n}" for n in ("split", "dump") if click_ctx.get_parameter_source(n) ==
+        recall_only = [f"--{n}" for n in ("split", "dump", "limit") if click_ctx.get_parameter_source(n) ==
                        ParameterSource.COMMANDLINE]
         if recall_only and answer:
             raise InvalidInput(f"{', '.join(recall_only)} {'is' if len(recall_only) == 1 else 'are'} not used "
@@ -96,7 +100,7 @@ def bench_locomo(path: str, embedder: str, conversations: int | None, split: str
                                                 progress=step)
                 else:
                     report = run_locomo(path, embedder=emb, conversations=conversations, split=split, dump=dump,
-                                        progress=step)
+                                        limit=limit, progress=step)
     except TrulyMemError as exc:
         fail(exc)
     if as_json:
@@ -106,6 +110,10 @@ def bench_locomo(path: str, embedder: str, conversations: int | None, split: str
         _print_locomo_answers(report)
     else:
         _print_locomo(report)
+
+
+def _shown(value: float | None) -> str:
+    return "—" if value is None else str(value)  # None: past the recall's limit
 
 
 def _print_locomo(report: dict[str, Any]) -> None:
@@ -118,8 +126,8 @@ def _print_locomo(report: dict[str, Any]) -> None:
                   "p50 ms", "p95 ms", "p99 ms")
     for name, v in report["variants"].items():
         r, b, lat = v["recall_at"], v["recall_within_tokens"], v["latency_ms"]
-        table.add_row(name, *(str(r[k]) for k in (1, 5, 10, 25, 50)), *(str(b[k]) for k in (500, 1000, 2000)),
-                      str(v["session_recall_at"][10]), str(lat["p50"]), str(lat["p95"]), str(lat["p99"]))
+        table.add_row(name, *(_shown(r[k]) for k in (1, 5, 10, 25, 50)), *(str(b[k]) for k in (500, 1000, 2000)),
+                      _shown(v["session_recall_at"][10]), str(lat["p50"]), str(lat["p95"]), str(lat["p99"]))
     out.print(table)
     cats = Table("variant", *next(iter(report["variants"].values()))["recall_at_10_by_category"])
     for name, v in report["variants"].items():
