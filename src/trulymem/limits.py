@@ -31,6 +31,7 @@ class Limits:
 
 
 LIMITS = Limits()
+RECALL_LIMIT_MAX = 200  # most facts (and nodes) one memory_recall returns: the tool's bound, the bench's
 
 
 SHOWN_CHARS = 60

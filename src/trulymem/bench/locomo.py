@@ -24,6 +24,7 @@ from trulymem.bench.locomo_data import CATEGORIES, Conversation, Question, in_sp
 from trulymem.embed import Embedder
 from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
+from trulymem.limits import RECALL_LIMIT_MAX
 from trulymem.model import NodeType
 from trulymem.recall import PRESETS, RecallConfig, RecallQuery, recall
 from trulymem.recall.render import episode_line
@@ -113,8 +114,8 @@ def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Pat
                conversations: int | None = None, split: str = "all", dump: str | Path | None = None,
                progress: Callable[[str, int, int], None] | None = None,
                only: Sequence[str] | None = None, limit: int = RECALL_LIMIT) -> dict[str, Any]:
-    if not 1 <= limit <= 200:  # the memory_recall tool's own bounds
-        raise InvalidInput(f"limit must be between 1 and 200, got {limit}", field="limit")
+    if not 1 <= limit <= RECALL_LIMIT_MAX:  # the memory_recall tool's own bounds
+        raise InvalidInput(f"limit must be between 1 and {RECALL_LIMIT_MAX}, got {limit}", field="limit")
     convs = in_split(load_locomo(path), split)[:conversations]
     variants_ = variants() if embedder is not None else [v for v in variants() if v.config.lexical and
                                                            not v.name.startswith(("hybrid", "vector"))]

@@ -13,6 +13,7 @@ from rich.table import Table
 from trulymem.cli.base import err, fail, main
 from trulymem.config import Settings
 from trulymem.errors import InvalidInput, TrulyMemError
+from trulymem.limits import RECALL_LIMIT_MAX
 
 
 @main.group()
@@ -31,7 +32,7 @@ def bench() -> None:
 @click.option("--dump", type=click.Path(dir_okay=False, writable=True),
               help="Write one JSON line per question and variant (evidence, top 10 with scores and reasons, "
                    "hit or miss).")
-@click.option("--limit", type=click.IntRange(1, 200), default=100, show_default=True,
+@click.option("--limit", type=click.IntRange(1, RECALL_LIMIT_MAX), default=100, show_default=True,
               help="Nodes each recall returns (R@k is not measured past it); 20 is the memory_recall tool's "
                    "default.")
 @click.option("--answer", is_flag=True, help="Answer accuracy instead: answer each question from recalled memories "
@@ -131,7 +132,7 @@ def _print_locomo(report: dict[str, Any]) -> None:
     out.print(table)
     cats = Table("variant", *next(iter(report["variants"].values()))["recall_at_10_by_category"])
     for name, v in report["variants"].items():
-        cats.add_row(name, *(str(x) for x in v["recall_at_10_by_category"].values()))
+        cats.add_row(name, *(_shown(x) for x in v["recall_at_10_by_category"].values()))
     out.print("Recall@10 by category (LoCoMo numbering):")
     out.print(cats)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from trulymem.errors import InvalidInput
-from trulymem.limits import LIMITS, shown
+from trulymem.limits import LIMITS, RECALL_LIMIT_MAX, shown
 from trulymem.model import UTCDatetime
 from trulymem.recall import PRESETS, RecallQuery, RecallResult, recall
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register, require_user
@@ -33,7 +33,7 @@ class RecallInput(ToolInput):
     )
     depth: int = Field(2, ge=0, le=3, description="Hops to expand over the graph from the matches (0-3).")
     seed_entities: list[Name] = Field(default_factory=list, max_length=50, description="Node names to start from.")
-    limit: int = Field(20, ge=1, le=200, description="Most facts to return.")
+    limit: int = Field(20, ge=1, le=RECALL_LIMIT_MAX, description="Most facts to return.")
     time_range: TimeRange | None = Field(None, description="Only facts whose event time lies in this range.")
     as_of: UTCDatetime | None = Field(None, description="Recall what was valid at this past time.")
     include_invalid: bool = Field(False, description="Also return corrected/forgotten facts.")
