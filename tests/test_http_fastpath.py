@@ -103,8 +103,9 @@ def test_what_the_fast_path_leaves_to_fastapi() -> None:
     fast = FastPath(run_named=lambda *a: None, run_any=lambda *a: None)  # type: ignore[arg-type]
     fast.add("POST", "/v1/recall", "memory_recall")
 
-    def scope(path: str, query: bytes = b"", kind: bytes = b"application/json", method: str = "POST") -> Any:
-        return {"type": "http", "method": method, "path": path, "query_string": query, "root_path": "",
+    def scope(path: str, query: bytes = b"", kind: bytes = b"application/json", method: str = "POST",
+              root: str = "") -> Any:
+        return {"type": "http", "method": method, "path": path, "query_string": query, "root_path": root,
                 "headers": [(b"content-type", kind)] if kind else []}
 
     body = {"query_intent": "jazz"}
@@ -116,5 +117,27 @@ def test_what_the_fast_path_leaves_to_fastapi() -> None:
                  (scope("/v1/recall", kind=b"text/plain"), body), (scope("/v1/recall", kind=b""), body),
                  (scope("/v1/recall", kind=b"application/vnd.x+json"), body), (scope("/v1/recall"), {}),
                  (scope("/v1/recall"), [body]), (scope("/v1/recall", method="PUT"), body),
-                 (scope("/v1/tools/"), body), (scope("/v1/tools/a/b"), body), (scope("/v1/other"), body)):
+                 (scope("/v1/tools/"), body), (scope("/v1/tools/a/b"), body), (scope("/v1/other"), body),
+                 (scope("/v1/recall", root="/api"), body)):
         assert fast._route(s, b) is None, (s, b)
+
+
+def test_the_plain_requests_really_take_the_fast_path(db_path: Path) -> None:
+    """The comparisons above would pass if the fast path never ran: count what it answers."""
+    from starlette.testclient import TestClient
+
+    from trulymem.server.http import create_app
+
+    app = create_app(str(db_path))
+    fast = next(m.kwargs["fast"] for m in app.user_middleware if "fast" in m.kwargs)
+    with TestClient(app, base_url="http://localhost") as c:
+        r = c.post("/v1/triplets", params={"user_id": "dave"},
+                   json={"triplets": [{"subject": "user", "relation": "likes", "object": "jazz"}]})
+        assert r.status_code == 200 and fast.taken == 1
+        assert c.post("/v1/recall", params={"user_id": "dave"}, json={"query_intent": "jazz"}).status_code == 200
+        assert c.post("/v1/tools/memory_recall", params={"user_id": "dave"},
+                      json={"query_intent": "jazz"}).status_code == 200
+        assert fast.taken == 3
+        c.post("/v1/recall", params={"user_id": "dave", "via": "fastapi"}, json={"query_intent": "jazz"})
+        c.post("/v1/recall", params={"user_id": "dave"}, content=b"{}", headers={"Content-Type": "application/json"})
+        assert fast.taken == 3  # another query parameter and an empty body went through FastAPI
