@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
 _FIRST_ANALYZE = 2_000  # facts a store inserts before it first refreshes planner statistics
 # A refresh samples 300 x this many rows: 30 (9,000 rows) gives the write path's lookups table sizes
-# and distinct counts at a third of the default's cost (100k facts: ~300 -> ~100 ms a refresh);
-# autovacuum's ANALYZE and the one at close, at the server's default, come back to full detail.
+# and distinct counts at a third of the default's cost (100k facts: ~300 -> ~100 ms a refresh).
+# The ANALYZE at close runs at the server's default; autovacuum's next one comes only after ~10%
+# more rows change (a refresh resets its counter), so a long-lived process keeps the coarser figures.
 _REFRESH_TARGET = 30
 _ANALYZE = ("ANALYZE facts(user_id, id, subject_id, object_id, relation_key, kind, invalid_at), "
             "nodes(user_id, id, key, type)")
