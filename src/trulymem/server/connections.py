@@ -117,6 +117,19 @@ class GuardedListener(socket.socket):
         return counted, addr
 
 
+def no_delay(transport: asyncio.BaseTransport) -> None:
+    """Send each write at once (TCP_NODELAY). asyncio sets it only on sockets whose ``proto`` is
+    TCP; uvicorn's workers accept on a listener made with ``proto`` 0, so without this a
+    keep-alive request's answer (headers and body written apart) waited for the client's
+    delayed ACK: ~40-50 ms per request with ``--workers 2``, ~3-7 ms on a fresh connection."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:  # the peer already left: nothing to send to
+            pass
+
+
 class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with header, body and drain deadlines (see the module doc)."""
 
@@ -128,6 +141,7 @@ class GuardedH11Protocol(H11Protocol):
     _waiting: str | None = None  # what the deadline is for: "headers", "body" or "drain"
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        no_delay(transport)
         super().connection_made(transport)
         self.guard.live[self] = None
         self._watch()
