@@ -261,10 +261,9 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
 
     # --- rerank: speaker, question turns, coverage ------------------------------
     if not cfg.rerank.off:
-        asked = asked_topics(q.query_intent) if parsed is not None and parsed.question else []
-        asks = parsed is not None and parsed.question
-        many = cfg.rerank.set_aware and asks and is_set_question(q.query_intent)
-        expects = expected_answer(q.query_intent) if cfg.rerank.kind and asks else None
+        asked = asked_topics(q.query_intent) if is_question else []
+        many = cfg.rerank.set_aware and is_question and is_set_question(q.query_intent)
+        expects = expected_answer(q.query_intent) if cfg.rerank.kind and is_question else None
         _rerank(c, known, speakers, stems(" ".join(text_terms)), asked, many, expects)
 
     # --- rank and cut --------------------------------------------------------

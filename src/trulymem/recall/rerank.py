@@ -12,7 +12,7 @@ off by default so the bench can show why. Pure functions of plain data: easy to 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from trulymem.text.answers import carries_answer
 from trulymem.text.normalize import name_key
@@ -57,8 +57,7 @@ class RerankWeights:
     @classmethod
     def none(cls) -> RerankWeights:
         """Every feature off: the fused order unchanged."""
-        return cls(speaker=0, question=0, coverage=0, protect=0, window=0, answer=0, topic=0, sessions=0, statement=0,
-                   kind=0, neighbours=0, cover=0)
+        return cls(**{f.name: 0 for f in fields(cls)})
 
     @property
     def set_aware(self) -> bool:
@@ -67,9 +66,8 @@ class RerankWeights:
 
     @property
     def off(self) -> bool:
-        return not (self.speaker or self.question or self.coverage or self.window or self.answer or self.topic
-                    or self.sessions or self.statement or self.kind or self.neighbours
-                    or self.cover)
+        """No feature on (``protect`` alone keeps an order nothing changed)."""
+        return not any(getattr(self, f.name) for f in fields(self) if f.name != "protect")
 
 
 @dataclass(frozen=True)
@@ -121,7 +119,7 @@ def rerank(candidates: list[Candidate], query_stems: set[str], speakers: set[str
     if weights.answer:
         _answers(candidates, out, weights.answer, asks)
     if weights.window:
-        _spread(candidates, out, weights.window)
+        _neighbours(candidates, out, -weights.window)
     if weights.neighbours:
         _neighbours(candidates, out, -weights.neighbours if many else weights.neighbours)
     if weights.sessions and many:
@@ -147,11 +145,6 @@ def _answers(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]
         score, why = out[reply.id]
         if c.score * w > score:
             out[reply.id] = (c.score * w, [*why, "answers a matching question"])
-
-
-def _spread(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float) -> None:
-    """Best first, a turn next to better-ranked ones in its session loses ``w`` per neighbour."""
-    _neighbours(candidates, out, -w)
 
 
 def _neighbours(candidates: list[Candidate], out: dict[str, tuple[float, list[str]]], w: float) -> None:
