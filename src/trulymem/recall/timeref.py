@@ -32,7 +32,13 @@ _DAY_PATTERNS = (
     (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), (1, 2, 3)),
     (re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"), (1, 2, 3)),
 )
-_SHIFT = re.compile(r"(?:the\s+)?(day|week|weekend|month|year)\s+(before|after)\s+(?:on\s+)?$")
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a few": 3, "few": 3,
+           "a couple of": 2, "couple of": 2}
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# "the week before 3 Aug", "last weekend before April 10", "two weeks before August 11", "the Sunday before …"
+_SHIFT = re.compile(rf"\b(?:(?:the|last)\s+)?(?:(\d+|{'|'.join(sorted(_COUNTS, key=len, reverse=True))})\s+)?"
+                    rf"(day|week|weekend|month|year|{_WEEKDAYS})s?\s+(before|after)\s+(?:on\s+)?$")
+_SPAN_DAYS = {"day": 1, "week": 7, "weekend": 7, "month": 31, "year": 366}
 
 
 def _named_day(q: str, now: datetime) -> tuple[datetime, str] | None:
@@ -62,6 +68,20 @@ def time_range_in(query: str, now: datetime) -> tuple[datetime, datetime, str] |
         start = start.replace(tzinfo=now.tzinfo)
         return start, start + timedelta(days=days) - timedelta(microseconds=1), words
 
+    # A calendar day written out wins over relative words: "last weekend before April 10, 2023"
+    # is about April, not about the week before the question is asked.
+    day = _named_day(q, now)
+    if day is not None:
+        date, words = day
+        shift = _SHIFT.search(q[: q.find(words)])
+        if shift:
+            # "the week before 3 August" includes the 3rd: that is when "last week" was talked about.
+            count, unit, way = shift.groups()
+            n = int(count) if count and count.isdigit() else _COUNTS.get(count or "", 1)
+            days = _SPAN_DAYS.get(unit, 7) * max(1, min(n, 12))  # a weekday: within the week before
+            start = date - timedelta(days=days) if way == "before" else date
+            return span(start, days + 1, shift.group(0) + words)
+        return span(date, 1, words)
     for words, offset, days in (("day before yesterday", -2, 1), ("前天", -2, 1), ("yesterday", -1, 1),
                                 ("昨天", -1, 1), ("today", 0, 1), ("今天", 0, 1)):
         if words in q:
@@ -81,16 +101,6 @@ def time_range_in(query: str, now: datetime) -> tuple[datetime, datetime, str] |
         if words in q:
             return (datetime(year, 1, 1, tzinfo=now.tzinfo), datetime(year, 12, 31, 23, 59, 59, tzinfo=now.tzinfo),
                     words)
-    day = _named_day(q, now)
-    if day is not None:
-        date, words = day
-        shift = _SHIFT.search(q[: q.find(words)])
-        if shift:
-            # "the week before 3 August" includes the 3rd: that is when "last week" was talked about.
-            days = {"day": 1, "week": 7, "weekend": 7, "month": 31, "year": 366}[shift.group(1)]
-            start = date - timedelta(days=days) if shift.group(2) == "before" else date
-            return span(start, days + 1, shift.group(0) + words)
-        return span(date, 1, words)
     m = re.search(rf"\b(last\s+|in\s+)?({_MONTH_RE})\b(?:,?\s+(\d{{4}}))?", q)
     if m:
         month = _MONTHS[m.group(2)]
