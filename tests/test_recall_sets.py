@@ -88,8 +88,8 @@ def test_a_related_word_finds_the_answer_full_text_alone_misses(tmp_path) -> Non
             return [str(n.metadata.get("turn_id")) for n in res.nodes if n.type == NodeType.EPISODE
                     and any("related" in w for w in n.why)]
 
-        assert "S1:1" in text_hits(RecallConfig())
-        assert text_hits(replace(RecallConfig(), related_weight=0)) == []
+        assert "S1:1" in text_hits(replace(RecallConfig(), related_weight=0.3))
+        assert text_hits(RecallConfig()) == []  # off by default (LoCoMo: its gain did not generalise)
 
 
 def test_a_set_asked_of_a_person_fuses_their_own_statements_again(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -46,9 +46,10 @@ class RecallConfig:
     feedback_terms: int = 8       # words taken from them: those several of them say that the question does not
     feedback_weight: float = 0.3  # that search's weight in the fusion (0.2 gained nothing on tune; the new words
                                   # searched without the question's lost 4 points)
-    related_weight: float = 0.3   # the question's words with related ones an answer may use instead
-                                  # (text/related.py), searched again and fused at this weight (0: off); LoCoMo
-                                  # tune: R@10 +0.4, open-domain +3.3, no category lost
+    related_weight: float = 0.0   # the question's words with related ones an answer may use instead
+                                  # (text/related.py), searched again and fused at this weight (0: off). Off: at
+                                  # 0.3 its LoCoMo tune gain came from one conversation of four (conv-26 +0.9,
+                                  # the others -0.3 to 0) for a second full-text search on 42% of questions
     own_weight: float = 0.3       # a set question (query.is_set_question) about a person whose own statement
                                   # is the best text hit: their statements among the text hits, fused again at
                                   # this weight (0: off); LoCoMo tune: multi-hop +2.0, no category lost; without
