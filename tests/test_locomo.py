@@ -59,6 +59,7 @@ def test_a_small_file_end_to_end(tmp_path: Path) -> None:
     assert report["questions"] == 1 and report["ingest"]["messages"] == 2
     for name, v in report["variants"].items():
         assert v["recall_at"][1] == 100.0, name
+        assert v["recall_at_10_by_conversation"] == {"c1": 100.0}, name
 
 
 @pytest.mark.skipif(not DEV.exists(), reason="needs ../shared/bench/locomo beside the project")

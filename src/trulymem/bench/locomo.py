@@ -93,12 +93,13 @@ class _Scores:
     budget: dict[int, list[float]]
     sessions: dict[int, list[float]]
     by_category: dict[int, list[float]]
+    by_conversation: dict[str, list[float]]  # does a gain generalise? (bench/locomo_by_conversation.py)
     latency_ms: list[float]
     cpu_ms: list[float]  # the recall's own CPU time: on a shared machine wall time also counts waiting for a core
 
     @classmethod
     def empty(cls) -> _Scores:
-        return cls({k: [] for k in KS}, {b: [] for b in BUDGETS}, {k: [] for k in KS}, {}, [], [])
+        return cls({k: [] for k in KS}, {b: [] for b in BUDGETS}, {k: [] for k in KS}, {}, {}, [], [])
 
 
 def _pct(values: list[float]) -> float:
@@ -164,7 +165,7 @@ def run_locomo(path: str | Path, *, embedder: Embedder | None, db_dir: str | Pat
                         s.cpu_ms.append((time.process_time() - c0) * 1000)
                         episodes = [n for n in res.nodes if n.type == NodeType.EPISODE
                                     and not (v.seeds_only and n.hop > 0)]
-                        _score(s, q.evidence, q.category, episodes)
+                        _score(s, q.evidence, q.category, episodes, conv.id)
                         if out is not None:
                             out.write(json.dumps(_dump_row(conv.id, v.name, q, episodes), ensure_ascii=False) + "\n")
                         done += 1
@@ -214,7 +215,7 @@ def _ingest(mem: TrulyMem, conv: Conversation, *, topics: bool = True, profiles:
         mem.run("memory_ingest", {"messages": batch[i : i + 2000], "topics": topics, "profiles": profiles})
 
 
-def _score(s: _Scores, evidence: list[str], category: int, episodes: list[Any]) -> None:
+def _score(s: _Scores, evidence: list[str], category: int, episodes: list[Any], conversation: str = "") -> None:
     ranked = [str(n.metadata.get("turn_id")) for n in episodes]
     wanted = set(evidence)
     for k in KS:
@@ -223,6 +224,7 @@ def _score(s: _Scores, evidence: list[str], category: int, episodes: list[Any]) 
         sessions = {session_of(d) for d in wanted}
         s.sessions[k].append(len(sessions & {session_of(d) for d in got if d.startswith("D")}) / len(sessions))
     s.by_category.setdefault(category, []).append(len(wanted & set(ranked[:10])) / len(wanted))
+    s.by_conversation.setdefault(conversation, []).append(len(wanted & set(ranked[:10])) / len(wanted))
     used, within = 0, set()
     for budget in BUDGETS:
         for n, d in zip(episodes, ranked):
@@ -242,6 +244,7 @@ def _summary(s: _Scores, limit: int) -> dict[str, Any]:
         "recall_at": {k: _pct(v) if k <= limit else None for k, v in s.hits.items()},
         "recall_at_10_by_category": {f"{c} {CATEGORIES.get(c, '?')}": _pct(v) if limit >= 10 else None
                                      for c, v in sorted(s.by_category.items())},
+        "recall_at_10_by_conversation": {c: _pct(v) if limit >= 10 else None for c, v in s.by_conversation.items()},
         "recall_within_tokens": {b: _pct(v) for b, v in s.budget.items()},
         "session_recall_at": {k: _pct(v) if k <= limit else None for k, v in s.sessions.items()},
         "latency_ms": {"p50": _percentile(s.latency_ms, 0.5), "p95": _percentile(s.latency_ms, 0.95),
