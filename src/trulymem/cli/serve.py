@@ -59,8 +59,11 @@ def _limit_options(fn: Any) -> Any:
 @click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes on the one port and database (for PostgreSQL; see the README).")
+@click.option("--gc", "gc_policy", envvar="TRULYMEM_SERVE_GC", default="freeze", show_default=True,
+              help="Garbage collection in the served process: 'freeze' what start-up made, or 'python' "
+                   "(unchanged); ':T0,T1,T2' sets thresholds (see the README).")
 @common
-def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, workers: int,
+def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, workers: int, gc_policy: str,
           **given: float | None) -> None:
     """Serve the web app at /, the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp.
 
@@ -70,6 +73,9 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
         from trulymem.server.http import LOCAL_HOSTS, create_app
     except ImportError as exc:
         raise ConfigError(f"the server needs its extra: pip install 'trulymem[server]' ({exc.name} missing)") from exc
+    from trulymem.server.gcpolicy import apply_policy, parse_policy
+
+    policy = parse_policy(gc_policy)  # refused before anything starts
     overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     limits = replace(ctx.settings.server, **overrides)
     with open_store(ctx.settings.db) as store:
@@ -84,13 +90,14 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
             with store.transaction():
                 store.ensure_user(ctx.settings.user, utcnow())
     if workers > 1:
-        _serve_workers(ctx, workers, host, port, limits, require_keys or keyed, not no_mcp)
+        _serve_workers(ctx, workers, host, port, limits, require_keys or keyed, not no_mcp, gc_policy)
         return
     app = create_app(ctx.settings.db, embedder=_embedder(ctx), llm=_llm(ctx), require_keys=require_keys or keyed,
                      limits=limits, mcp=not no_mcp, default_user=ctx.settings.user)
     err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} (web app /, docs /docs, MCP /mcp"
               f"{', API keys required' if require_keys or keyed else f', no API keys: local use only, user {ctx.settings.user}'}"
               f"; at most {connection_limit(limits.max_connections)} connections)", markup=False)
+    apply_policy(policy)
     try:
         run(app, host, port, limits)
     except OSError as exc:
@@ -98,7 +105,7 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
 
 
 def _serve_workers(ctx: Ctx, workers: int, host: str, port: int, limits: ServerSettings, keyed: bool,
-                   mcp: bool) -> None:
+                   mcp: bool, gc_policy: str) -> None:
     from trulymem.server.workers import run_workers
 
     err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} with {workers} worker processes"
@@ -106,7 +113,7 @@ def _serve_workers(ctx: Ctx, workers: int, host: str, port: int, limits: ServerS
               markup=False)
     try:
         run_workers(workers, host, port, db=ctx.settings.db, embedder=ctx.settings.embedder, llm=ctx.settings.llm,
-                    limits=limits, require_keys=keyed, mcp=mcp, default_user=ctx.settings.user)
+                    limits=limits, require_keys=keyed, mcp=mcp, default_user=ctx.settings.user, gc_policy=gc_policy)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="port") from None
 

@@ -56,18 +56,23 @@ def app() -> Any:
         from trulymem.llm import get_llm
 
         llm = get_llm(LLMSettings(**spec["llm"]))
-    return create_app(spec["db"], embedder=embedder, llm=llm, require_keys=spec["require_keys"],
-                      limits=_limits(spec), mcp=spec["mcp"], default_user=spec["default_user"])
+    built = create_app(spec["db"], embedder=embedder, llm=llm, require_keys=spec["require_keys"],
+                       limits=_limits(spec), mcp=spec["mcp"], default_user=spec["default_user"])
+    from trulymem.server.gcpolicy import apply_policy, parse_policy
+
+    apply_policy(parse_policy(spec.get("gc", "freeze")))  # a worker is a served process of its own
+    return built
 
 
 def run_workers(workers: int, host: str, port: int, *, db: str, embedder: str, llm: LLMSettings,
-                limits: ServerSettings, require_keys: bool, mcp: bool, default_user: str) -> None:
+                limits: ServerSettings, require_keys: bool, mcp: bool, default_user: str,
+                gc_policy: str = "freeze") -> None:
     """Serve with ``workers`` processes until interrupted (uvicorn restarts a worker that dies)."""
     import uvicorn
 
     os.environ[ENV] = json.dumps({
         "db": db, "embedder": embedder, "llm": dataclasses.asdict(llm), "limits": dataclasses.asdict(limits),
-        "require_keys": require_keys, "mcp": mcp, "default_user": default_user,
+        "require_keys": require_keys, "mcp": mcp, "default_user": default_user, "gc": gc_policy,
     })
     uvicorn.run(f"{__name__}:app", factory=True, host=host, port=port, workers=workers,
                 http=f"{__name__}:WorkerProtocol", loop="asyncio", ws="none", log_level="warning", access_log=False,

@@ -1,0 +1,54 @@
+"""The long-lived server's garbage-collection policy (``trulymem serve --gc``).
+
+A served process holds ~100k long-lived Python objects once its app is built (FastAPI,
+pydantic models, the MCP server, imported modules) and each request allocates and frees
+thousands more. Python's full collections walk every long-lived object; freezing what
+start-up made (``gc.freeze()``) moves it out of the collector's sight, so a full collection
+walks only what requests left behind. Only the serving process applies it: the library
+never changes a process's collector settings.
+"""
+
+from __future__ import annotations
+
+import gc
+from dataclasses import dataclass
+
+from trulymem.errors import ConfigError
+
+ENV = "TRULYMEM_SERVE_GC"
+CHOICES = ("freeze", "python")
+
+
+@dataclass(frozen=True)
+class GCPolicy:
+    """``freeze``: freeze what start-up made; ``threshold``: ``gc.set_threshold`` values, or Python's own."""
+
+    freeze: bool = True
+    threshold: tuple[int, ...] | None = None
+
+
+def parse_policy(text: str) -> GCPolicy:
+    """``freeze`` (default) or ``python`` (leave the collector as Python sets it), optionally
+    followed by ``:T0[,T1[,T2]]`` collection thresholds (``freeze:10000,20,20``)."""
+    name, colon, thresholds = text.strip().lower().partition(":")
+    if name not in CHOICES:
+        raise ConfigError(f"unknown GC policy {text!r}: expected one of {', '.join(CHOICES)}, "
+                          "optionally followed by :T0[,T1[,T2]]", field="gc")
+    threshold = None
+    if colon:
+        try:
+            threshold = tuple(int(t) for t in thresholds.split(","))
+        except ValueError:
+            threshold = ()
+        if not 1 <= len(threshold) <= 3 or any(t < 1 for t in threshold):
+            raise ConfigError(f"GC thresholds must be one to three positive integers, not {thresholds!r}", field="gc")
+    return GCPolicy(freeze=name == "freeze", threshold=threshold)
+
+
+def apply_policy(policy: GCPolicy) -> None:
+    """Apply ``policy`` to this process: call once, after the app is built and before serving."""
+    if policy.threshold is not None:
+        gc.set_threshold(*policy.threshold)
+    if policy.freeze:
+        gc.collect()  # what start-up left as garbage is freed, not frozen
+        gc.freeze()
