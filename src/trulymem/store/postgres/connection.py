@@ -33,6 +33,13 @@ _FIRST_ANALYZE = 2_000  # facts a store inserts before it first refreshes planne
 _REFRESH_TARGET = 30
 _ANALYZE = ("ANALYZE facts(user_id, id, subject_id, object_id, relation_key, kind, invalid_at), "
             "nodes(user_id, id, key, type)")
+# A read transaction (one snapshot, as SQLite's WAL readers) whose prepared statements are still
+# planned for their own arguments: generic plans of `key = ANY(array)` lookups read whole tables
+# (nodes by key: 81 ms -> 4 ms at 50k facts). LOCAL: for the whole session it re-planned every
+# foreign-key check of a commit (SPI plans of the RI triggers; 30k facts: server CPU 2.8 -> 5.0 s).
+# Both in one round trip (no parameters: the simple query protocol takes several statements).
+_BEGIN_READ = b"BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL plan_cache_mode = force_custom_plan"
+_TUPLES_OK = 2  # libpq's PGRES_TUPLES_OK: a result with rows (psycopg.pq.ExecStatus.TUPLES_OK)
 EXTRA = 'the PostgreSQL backend needs its extra: pip install "trulymem[postgres]"'
 
 
@@ -94,9 +101,9 @@ class PostgresBase(SQLReads):
         self._psycopg = psycopg
         self._pool: Any = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, timeout=timeout_s, open=False, configure=_configure,
-            # prepare_threshold None: every statement planned for its own arguments; generic plans
-            # of `key = ANY(array)` lookups read whole tables (nodes by key: 81 ms -> 4 ms at 50k facts)
-            kwargs={"autocommit": True, "prepare_threshold": None,
+            # statements are prepared only where _q asks, in a read transaction (see _BEGIN_READ);
+            # never by count (None would refuse even those)
+            kwargs={"autocommit": True, "prepare_threshold": 2**31,
                     "options": "-c TimeZone=UTC -c lock_timeout=60000"},
         )
         try:
@@ -110,6 +117,7 @@ class PostgresBase(SQLReads):
             self._pool.close()
             raise
         self._tx = _Tx()
+        self._users: set[str] = set()  # users seen committed (see user_exists)
         self._grown = 0  # facts this store inserted
         self._analyzed = 0  # ... when it last refreshed planner statistics
         self._analyze_at = _FIRST_ANALYZE  # ... when it refreshes them next (see _refresh_statistics)
@@ -129,7 +137,7 @@ class PostgresBase(SQLReads):
         except Exception as exc:
             raise StoreError(f"cannot start a transaction: {exc}") from exc
         try:
-            conn.execute("BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ")
+            conn.execute(b"BEGIN" if write else _BEGIN_READ)
         except Exception as exc:
             self._pool.putconn(conn)  # broken: the pool replaces it
             raise StoreError(f"cannot start a transaction: {exc}") from exc
@@ -219,9 +227,17 @@ class PostgresBase(SQLReads):
             raise self._translate(exc) from exc
 
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        tx = self._tx
+        # A read transaction's statements (recall's) are prepared: parsed and analysed once per
+        # connection, ~1 of a recall's ~8 ms server CPU. A write transaction's are not: without
+        # force_custom_plan (see _BEGIN_READ) the server would try generic plans after five runs.
+        prepare = tx.conn is not None and not tx.write
         with self._cursor() as cur:
-            cur.execute(sql.encode(), params)  # bytes: our SQL has no client-side formatting
-            return cur.fetchall() if cur.description is not None else []
+            cur.execute(sql.encode(), params, prepare=prepare)  # bytes: our SQL has no client-side formatting
+            # rows or not from the result's status: ``cur.description`` builds a Column per column
+            # (a fifth of a recall's statements' client CPU)
+            res = cur.pgresult
+            return cur.fetchall() if res is not None and res.status == _TUPLES_OK else []
 
     def _n(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run a write; returns how many rows it touched."""
@@ -269,7 +285,16 @@ class PostgresBase(SQLReads):
         self._q("INSERT INTO users(user_id, created_at) VALUES (%s, %s) ON CONFLICT DO NOTHING", (user_id, now))
 
     def user_exists(self, user_id: str) -> bool:
-        return bool(self._q("SELECT 1 FROM users WHERE user_id = %s", (user_id,)))
+        """Kept once seen committed: a user row is never deleted, and every tool call asks (a round
+        trip of each recall's ~13). A write transaction's own insert may still roll back: not kept."""
+        if user_id in self._users:
+            return True
+        found = bool(self._q("SELECT 1 FROM users WHERE user_id = %s", (user_id,)))
+        if found and not self._tx.write:
+            if len(self._users) >= 100_000:
+                self._users.clear()
+            self._users.add(user_id)
+        return found
 
     def settings(self, prefix: str) -> dict[str, str]:
         rows = self._q("SELECT key, value FROM settings WHERE starts_with(key, %s) ORDER BY key", (prefix,))

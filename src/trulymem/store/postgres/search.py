@@ -6,6 +6,7 @@ over the statements in ``rows.SEARCH``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from trulymem.model import Fact, Scope
@@ -15,11 +16,15 @@ from trulymem.store.postgres.rows import (
     FACT_COLS,
     FACT_COLS_NAMED,
     JOIN_NODES,
+    SEARCH,
     chunks,
     row_to_fact,
     scope_sql,
     when_sql,
 )
+from trulymem.store.postgres.text import tsquery
+from trulymem.store.queries import COMMON
+from trulymem.store.sql import Phrase
 
 _FIRST_STEP, _LAST_STEP = 4096, 65_536  # facts one step of a common-word walk reads at most: x4 per step
 # A step of a common-word walk over one user's facts: the next ``window`` of them in storage order,
@@ -32,8 +37,40 @@ _WALK = (f"SELECT {{cols}} FROM (SELECT * {_KEYSET} LIMIT %s) f WHERE f.tsv @@ %
 _EDGE = f"SELECT f.user_id, f.seq {_KEYSET} OFFSET %s LIMIT 1"  # a full step's last fact
 
 
+# ``SQLReads.search_nodes``' two statements in one: each phrase's matching nodes counted up to a
+# cap (over every user, as ``SEARCH.counts``), the phrases matching at most COMMON joined into one
+# tsquery (the same text ``tsquery(rare)`` makes) and ranked as ``SEARCH.rank``. A head row (id
+# NULL) says whether every phrase was common: those are ranked by ``SEARCH.newest``, a plan the
+# planner picks for the word itself (walking nodes newest first for a word in thousands of them).
+_COUNTED_RANK = (
+    "WITH c AS MATERIALIZED (SELECT x.q, x.i, (SELECT count(*) FROM (SELECT 1 FROM nodes "
+    "WHERE tsv @@ x.q::tsquery LIMIT %s) c) AS n FROM unnest(%s::text[]) WITH ORDINALITY AS x(q, i)), "
+    "s AS MATERIALIZED (SELECT string_agg(q, ' | ' ORDER BY i) FILTER (WHERE n <= %s) AS rare FROM c) "
+    "SELECT NULL::text, (SELECT CASE WHEN rare IS NULL THEN 1 ELSE 0 END FROM s)::real "
+    "UNION ALL (SELECT n.id, greatest(ts_rank('{{0, 0, 0.5, 1.0}}', n.tsv, r.q), 1e-9) AS score "
+    "FROM (SELECT rare::tsquery AS q FROM s WHERE rare IS NOT NULL) r, nodes n "
+    "WHERE n.tsv @@ r.q AND {where} ORDER BY score DESC, n.seq LIMIT %s)")
+
+
 class SearchMixin(PostgresBase):
-    """Retrieval: ``live_nodes`` and ``neighbors`` (text search is ``store.queries``')."""
+    """Retrieval: ``live_nodes``, ``neighbors``, and node search in one statement where SQLite
+    takes two (the rest of text search is ``store.queries``')."""
+
+    def search_nodes(self, scope: Scope, phrases: Sequence[Phrase], limit: int, *,
+                     during: tuple[datetime, datetime] | None = None) -> list[tuple[str, float]]:
+        """As ``SQLReads.search_nodes`` (same nodes, same scores), the counts and the ranking in
+        one round trip (two while every phrase is common)."""
+        if during is not None:
+            return super().search_nodes(scope, phrases, limit, during=during)
+        todo = [q for p in list(phrases)[:16] if (q := tsquery([p])) is not None]
+        if not todo:
+            return []
+        where, params = scope_sql(scope, "n")
+        rows = self._q(_COUNTED_RANK.format(where=where), (COMMON + 1, todo, COMMON, *params, limit))
+        if any(r[0] is None and r[1] for r in rows):  # every phrase common: the newest matches
+            rows = self._q(SEARCH.newest.format(where=where), (" | ".join(todo), *params, limit))
+            return [(r[0], 0.1) for r in rows]
+        return [(r[0], float(r[1])) for r in rows if r[0] is not None]
 
     def _walk_common(self, scope: Scope, match: str, where: str, when: str, params: list[Any],
                      limit: int) -> list[tuple[Any, ...]]:
