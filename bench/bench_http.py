@@ -10,7 +10,7 @@ time per request of the server (all its processes; needs psutil) and of the load
 beside the wall figures, and the load average. ``--workers N`` serves with N processes.
 
     python bench/bench_http.py [--rate 100] [--seconds 10] [--runs 3] [--memories 2000] [--depth 1]
-                               [--workers N] [--json]
+                               [--workers N] [--gc freeze|python[:T0,T1,T2]] [--json]
 """
 
 from __future__ import annotations
@@ -90,11 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memories", type=int, default=2000)
     ap.add_argument("--depth", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--gc", help="the server's GC policy (trulymem serve --gc; default: serve's own)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
-        served = Served(str(Path(tmp) / "bench.db"), *(["--workers", str(args.workers)] if args.workers > 1 else []))
+        served = Served(str(Path(tmp) / "bench.db"), *(["--workers", str(args.workers)] if args.workers > 1 else []),
+                        *(["--gc", args.gc] if args.gc else []))
         pid = served.proc.pid
         try:
             seed(served.url, args.memories)
@@ -111,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
 
     load_before, load_after = load0, os.getloadavg()
     summary = {"connections": CLIENTS, "memories": args.memories, "runs": args.runs, "seconds": args.seconds,
-               "depth": args.depth, "workers": args.workers, "load_average": [round(x, 2) for x in load_before],
+               "depth": args.depth, "workers": args.workers, "gc": args.gc,
+               "load_average": [round(x, 2) for x in load_before],
                "load_average_after": [round(x, 2) for x in load_after],
                "paced": {"target_rps": args.rate, "rps": med(paced, "rps"), "p50_ms": med(paced, "p50_ms"),
                          "p95_ms": med(paced, "p95_ms"), "p99_ms": med(paced, "p99_ms"),
@@ -126,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     p, f = summary["paced"], summary["flat_out"]
     print(f"HTTP POST /v1/recall (depth {args.depth}), loopback, {args.memories} memories, {args.workers} server "
-          f"process(es), {args.runs} runs x {args.seconds:g} s, medians; load average (1/5/15 min) before "
+          f"process(es), GC {args.gc or 'default'}, {args.runs} runs x {args.seconds:g} s, medians; "
+          f"load average (1/5/15 min) before "
           f"{'/'.join(f'{x:.1f}' for x in load_before)}, after {'/'.join(f'{x:.1f}' for x in load_after)}")
     print(f"  paced at {args.rate:g} req/s (open loop, latency from when due): {p['rps']} req/s answered, "
           f"p50 {p['p50_ms']} ms, p95 {p['p95_ms']} ms (runs {p['p95_runs']}; target 30 ms), p99 {p['p99_ms']} ms, "
