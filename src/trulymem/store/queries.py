@@ -87,8 +87,8 @@ def neighbor_sql(d: Dialect, scope: Scope, ids: Sequence[str], per_node: int, wh
     """The light rows of ``Store.neighbors``: per node and direction its ``per_node`` facts,
     pinned first, newest first, each node's lookup a capped walk of its endpoint index. Rows
     (direction, node's position, fact id, subject id, object id, confidence, speculation,
-    pinned, updated_at, valid_at, subject type, object type): PostgreSQL's each node's in the
-    order its index gives them; SQLite's unsorted, with the fact's row id last."""
+    pinned, updated_at, valid_at, subject type, object type), each node's in the order its
+    index gives them."""
     where, sparams = scope_sql(scope, "f", d)
     if d.hint_user:
         where = where.replace("f.user_id", "+f.user_id")  # keep the planner on the endpoint index
@@ -112,11 +112,11 @@ def neighbor_sql(d: Dialect, scope: Scope, ids: Sequence[str], per_node: int, wh
             parts.append(f"SELECT {direction} AS dir, j.key AS ord, f.id, f.subject_id, f.object_id, f.confidence, "
                          f"f.speculation, f.pinned, f.updated_at, f.valid_at, {', '.join(types)} FROM {source} "
                          f"CROSS JOIN LATERAL (SELECT {_EDGE_COLS} {capped}) f")
-        else:  # no LATERAL in SQLite: the capped lookup picks row ids; ``neighbor_edges`` orders the
-            # rows (a sort here cost as much as the Python one it fed), ties by the row id the walk ended on
-            parts.append(f"SELECT {direction} AS dir, j.key AS ord, f.id, s.id AS sid, o.id AS oid, f.confidence, "
-                         f"f.speculation, f.pinned, f.updated_at, f.valid_at, s.type, o.type, f.{d.order} "
-                         f"FROM {nodes} JOIN facts f ON f.{d.order} IN (SELECT f.{d.order} {capped}) {joins}")
+        else:  # no LATERAL in SQLite: the capped lookup picks row ids, ordered as its index walks
+            head = (f"SELECT {direction} AS dir, j.key AS ord, f.id, s.id AS sid, o.id AS oid, f.confidence, "
+                    f"f.speculation, f.pinned, f.updated_at, f.valid_at, s.type, o.type FROM {nodes} ")
+            parts.append(f"SELECT * FROM ({head}JOIN facts f ON f.{d.order} IN (SELECT f.{d.order} {capped}) "
+                         f"{joins} ORDER BY j.key, f.pinned DESC, f.updated_at DESC, f.{d.order} DESC)")
     params = [*([scope.user_id] if d.arrays and known else []), d.list_param(ids), *sparams, *wparams, per_node]
     return " UNION ALL ".join(parts), params * 2
 
@@ -349,18 +349,12 @@ class SQLReads(Store):
         at = datetime.fromisoformat if isinstance(raw[0][8], str) else _stamp  # ~200 rows per recall
         edges = [Edge(r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]), at(r[8]), at(r[9]), r[10], r[11]) for r in raw]
         # outgoing first, then incoming; per node in the order given; pinned first, newest first;
-        # ties in the order the endpoint index gives them, as ``neighbors``: the newest row first
-        # (SQLite's rows come unsorted with their row id), else the row's position (PostgreSQL's LATERAL)
-        if len(raw[0]) > 12:
-            keys = [(r[0], r[1], not e.pinned, -e.updated_at.timestamp(), -r[12], i)
-                    for i, (r, e) in enumerate(zip(raw, edges))]
-        else:
-            keys = [(r[0], r[1], not e.pinned, -e.updated_at.timestamp(), i, i)
-                    for i, (r, e) in enumerate(zip(raw, edges))]
+        # ties keep the order the endpoint index gave them (the row's position), as ``neighbors``
+        keys = [(r[0], r[1], not e.pinned, -e.updated_at.timestamp(), i) for i, (r, e) in enumerate(zip(raw, edges))]
         keys.sort()
         out: dict[str, Edge] = {}
         for k in keys:
-            e = edges[k[5]]
+            e = edges[k[4]]
             out.setdefault(e.id, e)
         return list(out.values())
 
