@@ -100,3 +100,25 @@ def test_node_search_in_one_statement_finds_what_two_did(db: str) -> None:
         statements.clear()
     assert seen["[('gadget',)]"] == 5 and seen["[('widget',)]"] == 20 and seen["[('nothing',)]"] == 0
     mem.close()
+
+
+def test_preparing_can_be_switched_off_for_a_pooler(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a pooler in transaction mode that does not track prepared statements (PgBouncer < 1.21)
+    monkeypatch.setenv("TRULYMEM_PG_PREPARE", "off")
+    mem = TrulyMem(db, user_id="u", embedder="none")
+    mem.commit([{"subject": "person 1", "relation": "knows", "object": "user"}])
+    store: Any = mem.store
+    with store.transaction(write=False):
+        for _ in range(3):
+            store.nodes(NodeQuery(scope=Scope(user_id="u"), keys=["person 1"]))
+        assert store._q("SELECT count(*) FROM pg_prepared_statements") == [(0,)]
+    assert mem.recall("person 1").nodes
+    mem.close()
+
+
+def test_a_bad_prepare_switch_is_refused_by_name(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from trulymem.errors import ConfigError
+
+    monkeypatch.setenv("TRULYMEM_PG_PREPARE", "sometimes")
+    with pytest.raises(ConfigError, match="TRULYMEM_PG_PREPARE must be on or off, not 'sometimes'"):
+        TrulyMem(db, user_id="u", embedder="none")

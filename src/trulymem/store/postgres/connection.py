@@ -11,13 +11,14 @@ task chain) hold whatever a caller does. Read transactions see one snapshot.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from trulymem.errors import Conflict, StoreError
+from trulymem.errors import ConfigError, Conflict, StoreError
 from trulymem.model import Scope
 from trulymem.store.postgres.rows import DIALECT
 from trulymem.store.queries import SQLReads
@@ -41,6 +42,20 @@ _ANALYZE = ("ANALYZE facts(user_id, id, subject_id, object_id, relation_key, kin
 _BEGIN_READ = b"BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL plan_cache_mode = force_custom_plan"
 _TUPLES_OK = 2  # libpq's PGRES_TUPLES_OK: a result with rows (psycopg.pq.ExecStatus.TUPLES_OK)
 EXTRA = 'the PostgreSQL backend needs its extra: pip install "trulymem[postgres]"'
+# Off for a pooler in transaction mode that does not track prepared statements (PgBouncer < 1.21):
+# the next transaction may land on a server connection that never saw them.
+PREPARE_ENV = "TRULYMEM_PG_PREPARE"
+_SWITCH = {"1": True, "on": True, "true": True, "yes": True, "0": False, "off": False, "false": False, "no": False}
+
+
+def prepare_reads() -> bool:
+    """Whether read transactions prepare their statements: ``TRULYMEM_PG_PREPARE``, default on."""
+    value = os.environ.get(PREPARE_ENV, "").strip().lower()
+    if not value:
+        return True
+    if value not in _SWITCH:
+        raise ConfigError(f"{PREPARE_ENV} must be on or off, not {value!r}", field=PREPARE_ENV)
+    return _SWITCH[value]
 
 
 def _modules() -> tuple[Any, Any]:
@@ -96,6 +111,7 @@ class PostgresBase(SQLReads):
         from trulymem.store.postgres.schema import migrate
 
         psycopg, psycopg_pool = _modules()
+        self._prepare = prepare_reads()  # before any connection: a bad value changes nothing
         self.url = url
         self._errors = psycopg.errors
         self._psycopg = psycopg
@@ -231,7 +247,7 @@ class PostgresBase(SQLReads):
         # A read transaction's statements (recall's) are prepared: parsed and analysed once per
         # connection, ~1 of a recall's ~8 ms server CPU. A write transaction's are not: without
         # force_custom_plan (see _BEGIN_READ) the server would try generic plans after five runs.
-        prepare = tx.conn is not None and not tx.write
+        prepare = self._prepare and tx.conn is not None and not tx.write
         with self._cursor() as cur:
             cur.execute(sql.encode(), params, prepare=prepare)  # bytes: our SQL has no client-side formatting
             # rows or not from the result's status: ``cur.description`` builds a Column per column
