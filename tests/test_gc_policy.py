@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from tests.helpers import Served
 from trulymem.cli import main
 from trulymem.errors import ConfigError
-from trulymem.server.gcpolicy import GCPolicy, parse_policy
+from trulymem.server.gcpolicy import DEFAULT_POLICY, GCPolicy, parse_policy
 
 
 @pytest.mark.parametrize(("text", "policy"), [
@@ -26,6 +26,10 @@ from trulymem.server.gcpolicy import GCPolicy, parse_policy
 ])
 def test_parse_policy(text: str, policy: GCPolicy) -> None:
     assert parse_policy(text) == policy
+
+
+def test_default_leaves_the_collector_as_python_sets_it() -> None:
+    assert parse_policy(DEFAULT_POLICY) == GCPolicy(freeze=False, threshold=None) == GCPolicy()
 
 
 @pytest.mark.parametrize("text", ["", "off", "freeze:", "freeze:a,b", "freeze:0", "python:1,2,3,4", "freeze:-5"])

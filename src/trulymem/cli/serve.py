@@ -14,6 +14,7 @@ from trulymem.cli.base import Ctx, common, err, fail, main, out
 from trulymem.config import ServerSettings
 from trulymem.errors import ConfigError
 from trulymem.keys import any_active, create_key, list_keys, revoke_key
+from trulymem.server.gcpolicy import DEFAULT_POLICY
 from trulymem.store import Store, open_store, shown
 from trulymem.tools import anthropic_tools, openai_tools
 
@@ -59,9 +60,9 @@ def _limit_options(fn: Any) -> Any:
 @click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes on the one port and database (for PostgreSQL; see the README).")
-@click.option("--gc", "gc_policy", envvar="TRULYMEM_SERVE_GC", default="freeze", show_default=True,
-              help="Garbage collection in the served process: 'freeze' what start-up made, or 'python' "
-                   "(unchanged); ':T0,T1,T2' sets thresholds (see the README).")
+@click.option("--gc", "gc_policy", envvar="TRULYMEM_SERVE_GC", default=DEFAULT_POLICY, show_default=True,
+              help="Garbage collection in the served process: 'python' (unchanged) or 'freeze' what start-up "
+                   "made; ':T0,T1,T2' sets thresholds (see the README).")
 @common
 def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, workers: int, gc_policy: str,
           **given: float | None) -> None:
