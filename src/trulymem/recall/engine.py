@@ -24,7 +24,7 @@ from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
 from trulymem.recall.render import render_text
 from trulymem.recall.rerank import Candidate, rerank
 from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult, recalled_facts, recalled_nodes
-from trulymem.recall.timeref import latest_with_memories, time_range_in
+from trulymem.recall.timeref import time_range_in
 from trulymem.store.base import Edge, FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.answers import expected_answer
@@ -154,8 +154,6 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         # the question's words and the words an answer may use instead ("destress": "therapy")
         rankings["related"] = _search_also(store, scope, text_terms, related, cfg)
     hint = None if (q.time_from or q.time_to) else time_range_in(q.query_intent, q.as_of or now)
-    if hint is not None and match and cfg.lexical:  # "in May", no year: the latest May the words were said in
-        hint = latest_with_memories(hint, lambda s, e: bool(store.search_nodes(scope, match, 1, during=(s, e))))
     if match and cfg.lexical and hint is not None and cfg.time_seeds:
         # What was said at the time the query names, ranked by the same words: a date
         # often carries more of the question than its words do ("on 7 July, 2023").

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable
 from datetime import datetime, timedelta
 
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
@@ -120,31 +119,3 @@ def time_range_in(query: str, now: datetime) -> tuple[datetime, datetime, str] |
         y = int(m.group(1))
         return datetime(y, 1, 1, tzinfo=now.tzinfo), datetime(y, 12, 31, 23, 59, 59, tzinfo=now.tzinfo), m.group(0)
     return None
-
-
-_YEAR = re.compile(r"\d{4}")
-_MONTH_NAMED = re.compile(rf"\b(?:{_MONTH_RE})\b|\d\s*月")
-
-
-def year_implied(words: str) -> bool:
-    """Whether ``time_range_in``'s words name a month or day without its year ("in May",
-    "on june 3", "last May"): the year was taken from ``now`` and may be the wrong one."""
-    return not _YEAR.search(words) and bool(_MONTH_NAMED.search(words))
-
-
-def latest_with_memories(hint: tuple[datetime, datetime, str], found: Callable[[datetime, datetime], bool],
-                         years: int = 5) -> tuple[datetime, datetime, str]:
-    """A month or day named without a year is the latest such time, up to ``years`` back, in
-    which ``found`` sees memories ("in May" asked in December of a memory that ends last
-    year means last year's May); the hint as it is when none does or the year was written."""
-    start, end, words = hint
-    if not year_implied(words):
-        return hint
-    for back in range(years + 1):
-        try:
-            s, e = start.replace(year=start.year - back), end.replace(year=end.year - back)
-        except ValueError:  # 29 February in a year without one
-            continue
-        if found(s, e):
-            return s, e, words
-    return hint
