@@ -32,7 +32,8 @@ def test_default_leaves_the_collector_as_python_sets_it() -> None:
     assert parse_policy(DEFAULT_POLICY) == GCPolicy(freeze=False, threshold=None) == GCPolicy()
 
 
-@pytest.mark.parametrize("text", ["", "off", "freeze:", "freeze:a,b", "freeze:0", "python:1,2,3,4", "freeze:-5"])
+@pytest.mark.parametrize("text", ["", "off", "freeze:", "freeze:a,b", "freeze:0", "python:1,2,3,4", "freeze:-5",
+                                  "python:99999999999999999999", "freeze:2147483648"])
 def test_bad_policy_is_refused(text: str) -> None:
     with pytest.raises(ConfigError) as err:
         parse_policy(text)

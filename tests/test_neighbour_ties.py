@@ -1,5 +1,5 @@
-"""SQLite's light neighbour rows come unsorted and ``neighbor_edges`` orders them: facts with
-the same update time (one batch) keep the order the whole read gives, the newest row first,
+"""SQLite's light neighbour rows, as the statement and ``neighbor_edges`` order them: facts
+with the same update time (one batch) keep the order the whole read gives, the newest row first,
 under every cap, in both directions, whichever node is asked first."""
 
 from __future__ import annotations

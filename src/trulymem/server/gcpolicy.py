@@ -1,11 +1,11 @@
 """The long-lived server's garbage-collection policy (``trulymem serve --gc``).
 
-A served process holds ~100k long-lived Python objects once its app is built (FastAPI,
+A served process holds ~110k long-lived Python objects once its app is built (FastAPI,
 pydantic models, the MCP server, imported modules) and each request allocates and frees
 thousands more. Python's full collections walk every long-lived object; freezing what
 start-up made (``gc.freeze()``) moves it out of the collector's sight, so a full collection
-walks only what requests left behind. Only the serving process applies it: the library
-never changes a process's collector settings.
+walks only what requests left behind. Only the serving process applies it: library calls
+never change the collector's settings (a bulk tool call pauses it for its own duration only).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ CHOICES = ("freeze", "python")
 # Freezing halves the collector's CPU and removes a ~90 ms full collection, but moved neither the
 # HTTP bench's p95 nor its throughput (docs/benchmarks.md): opt-in.
 DEFAULT_POLICY = "python"
+_MAX_THRESHOLD = 2**31 - 1  # gc.set_threshold takes C ints: larger would fail after start-up
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,9 @@ def parse_policy(text: str) -> GCPolicy:
             threshold = tuple(int(t) for t in thresholds.split(","))
         except ValueError:
             threshold = ()
-        if not 1 <= len(threshold) <= 3 or any(t < 1 for t in threshold):
-            raise ConfigError(f"GC thresholds must be one to three positive integers, not {thresholds!r}", field="gc")
+        if not 1 <= len(threshold) <= 3 or any(not 1 <= t <= _MAX_THRESHOLD for t in threshold):
+            raise ConfigError(f"GC thresholds must be one to three integers from 1 to {_MAX_THRESHOLD}, "
+                              f"not {thresholds!r}", field="gc")
     return GCPolicy(freeze=name == "freeze", threshold=threshold)
 
 

@@ -187,7 +187,9 @@ class PostgresBase(SQLReads):
             return
         if verb == "ROLLBACK":
             try:
-                conn.execute("ROLLBACK")
+                # not execute("ROLLBACK"): rollback() also drops psycopg's prepared statements, which a
+                # failure may have broken ("cached plan must not change result type" after an ALTER)
+                conn.rollback()
             except self._psycopg.Error:
                 pass  # the connection is broken; the pool discards it
         else:
