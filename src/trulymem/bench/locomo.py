@@ -223,8 +223,9 @@ def _score(s: _Scores, evidence: list[str], category: int, episodes: list[Any], 
         s.hits[k].append(len(wanted & got) / len(wanted))
         sessions = {session_of(d) for d in wanted}
         s.sessions[k].append(len(sessions & {session_of(d) for d in got if d.startswith("D")}) / len(sessions))
-    s.by_category.setdefault(category, []).append(len(wanted & set(ranked[:10])) / len(wanted))
-    s.by_conversation.setdefault(conversation, []).append(len(wanted & set(ranked[:10])) / len(wanted))
+    at_10 = len(wanted & set(ranked[:10])) / len(wanted)
+    s.by_category.setdefault(category, []).append(at_10)
+    s.by_conversation.setdefault(conversation, []).append(at_10)
     used, within = 0, set()
     for budget in BUDGETS:
         for n, d in zip(episodes, ranked):

@@ -14,7 +14,7 @@ from trulymem.cli.base import Ctx, common, err, fail, main, out
 from trulymem.config import ServerSettings
 from trulymem.errors import ConfigError
 from trulymem.keys import any_active, create_key, list_keys, revoke_key
-from trulymem.server.gcpolicy import DEFAULT_POLICY
+from trulymem.server.gcpolicy import DEFAULT_POLICY, ENV, apply_policy, parse_policy
 from trulymem.store import Store, open_store, shown
 from trulymem.tools import anthropic_tools, openai_tools
 
@@ -60,7 +60,7 @@ def _limit_options(fn: Any) -> Any:
 @click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes on the one port and database (for PostgreSQL; see the README).")
-@click.option("--gc", "gc_policy", envvar="TRULYMEM_SERVE_GC", default=DEFAULT_POLICY, show_default=True,
+@click.option("--gc", "gc_policy", envvar=ENV, default=DEFAULT_POLICY, show_default=True,
               help="Garbage collection in the served process: 'python' (unchanged) or 'freeze' what start-up "
                    "made; ':T0,T1,T2' sets thresholds (see the README).")
 @common
@@ -74,8 +74,6 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
         from trulymem.server.http import LOCAL_HOSTS, create_app
     except ImportError as exc:
         raise ConfigError(f"the server needs its extra: pip install 'trulymem[server]' ({exc.name} missing)") from exc
-    from trulymem.server.gcpolicy import apply_policy, parse_policy
-
     policy = parse_policy(gc_policy)  # refused before anything starts
     overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     limits = replace(ctx.settings.server, **overrides)

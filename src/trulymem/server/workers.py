@@ -19,6 +19,7 @@ from typing import Any
 
 from trulymem.config import LLMSettings, ServerSettings
 from trulymem.server.connections import BACKLOG, ConnectionGuard, GuardedH11Protocol, connection_limit
+from trulymem.server.gcpolicy import DEFAULT_POLICY, apply_policy, parse_policy
 
 ENV = "TRULYMEM_SERVE_WORKER"
 
@@ -58,15 +59,13 @@ def app() -> Any:
         llm = get_llm(LLMSettings(**spec["llm"]))
     built = create_app(spec["db"], embedder=embedder, llm=llm, require_keys=spec["require_keys"],
                        limits=_limits(spec), mcp=spec["mcp"], default_user=spec["default_user"])
-    from trulymem.server.gcpolicy import DEFAULT_POLICY, apply_policy, parse_policy
-
     apply_policy(parse_policy(spec.get("gc", DEFAULT_POLICY)))  # a worker is a served process of its own
     return built
 
 
 def run_workers(workers: int, host: str, port: int, *, db: str, embedder: str, llm: LLMSettings,
                 limits: ServerSettings, require_keys: bool, mcp: bool, default_user: str,
-                gc_policy: str = "python") -> None:
+                gc_policy: str = DEFAULT_POLICY) -> None:
     """Serve with ``workers`` processes until interrupted (uvicorn restarts a worker that dies)."""
     import uvicorn
 
