@@ -4,8 +4,10 @@ server's entry points (the library never touches a process's collector), served 
 from __future__ import annotations
 
 import gc
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -65,13 +67,36 @@ def test_serve_refuses_a_bad_policy_before_starting(tmp_path: Path) -> None:
     assert not (tmp_path / "m.db").exists()
 
 
-@pytest.mark.parametrize("policy", ["freeze:10000,20,20", "python"])
-def test_served_with_a_policy(tmp_path: Path, policy: str) -> None:
-    served = Served(str(tmp_path / "m.db"), "--gc", policy)
+def _served_log(served: Served, lines: int, pattern: str) -> list[str]:
+    """The server's log lines matching ``pattern`` once ``lines`` of them are there (workers start one by one)."""
+    deadline = time.monotonic() + 20
+    while True:
+        served.log.seek(0)
+        found = [line for line in served.log.read().splitlines() if re.search(pattern, line)]
+        if len(found) >= lines or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize(("policy", "workers"), [("freeze:10000,20,20", 1), ("freeze:10000,20,20", 2),
+                                                 ("python", 1)])
+def test_served_with_a_policy(tmp_path: Path, policy: str, workers: int) -> None:
+    served = Served(str(tmp_path / "m.db"), "--gc", policy, *(["--workers", str(workers)] if workers > 1 else []))
     try:
         httpx.post(served.url + "/v1/triplets", params={"user_id": "u"}, timeout=10, json={
             "triplets": [{"subject": "user", "relation": "likes", "object": "jazz"}]}).raise_for_status()
         r = httpx.post(served.url + "/v1/recall", params={"user_id": "u"}, json={"query_intent": "jazz"}, timeout=10)
         assert r.status_code == 200 and [f["object"] for f in r.json()["facts"]] == ["jazz"]
+        # what each serving process read back from its own collector after applying the policy
+        said = _served_log(served, 0 if policy == "python" else workers, r"GC thresholds")
+        if policy == "python":
+            assert said == []
+        else:
+            assert len(said) == workers and all("GC thresholds (10000, 20, 20)" in line for line in said)
+            frozen = [int(m.group(1).replace(",", "")) for line in said
+                      if (m := re.search(r"([\d,]+) start-up objects frozen", line))]
+            assert len(frozen) == workers and min(frozen) > 10_000
+            if workers > 1:
+                assert len({line.split(":")[0] for line in said}) == workers  # one line per worker process
     finally:
         served.stop()

@@ -96,7 +96,8 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
     err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} (web app /, docs /docs, MCP /mcp"
               f"{', API keys required' if require_keys or keyed else f', no API keys: local use only, user {ctx.settings.user}'}"
               f"; at most {connection_limit(limits.max_connections)} connections)", markup=False)
-    apply_policy(policy)
+    if said := apply_policy(policy):
+        err.print(said, markup=False)
     try:
         run(app, host, port, limits)
     except OSError as exc:

@@ -50,10 +50,16 @@ def parse_policy(text: str) -> GCPolicy:
     return GCPolicy(freeze=name == "freeze", threshold=threshold)
 
 
-def apply_policy(policy: GCPolicy) -> None:
-    """Apply ``policy`` to this process: call once, after the app is built and before serving."""
+def apply_policy(policy: GCPolicy) -> str | None:
+    """Apply ``policy`` to this process: call once, after the app is built and before serving.
+
+    Returns what the collector now is, read back from ``gc`` (for the server's log), or ``None``
+    for the default policy, which changes nothing."""
+    if policy == GCPolicy():
+        return None
     if policy.threshold is not None:
         gc.set_threshold(*policy.threshold)
     if policy.freeze:
         gc.collect()  # what start-up left as garbage is freed, not frozen
         gc.freeze()
+    return f"GC thresholds {gc.get_threshold()}, {gc.get_freeze_count():,} start-up objects frozen"

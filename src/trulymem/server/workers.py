@@ -15,6 +15,7 @@ import dataclasses
 import json
 import math
 import os
+import sys
 from typing import Any
 
 from trulymem.config import LLMSettings, ServerSettings
@@ -59,7 +60,8 @@ def app() -> Any:
         llm = get_llm(LLMSettings(**spec["llm"]))
     built = create_app(spec["db"], embedder=embedder, llm=llm, require_keys=spec["require_keys"],
                        limits=_limits(spec), mcp=spec["mcp"], default_user=spec["default_user"])
-    apply_policy(parse_policy(spec.get("gc", DEFAULT_POLICY)))  # a worker is a served process of its own
+    if said := apply_policy(parse_policy(spec.get("gc", DEFAULT_POLICY))):  # a worker is a served process of its own
+        print(f"worker {os.getpid()}: {said}", file=sys.stderr, flush=True)
     return built
 
 
