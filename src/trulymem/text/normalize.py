@@ -20,6 +20,8 @@ _REL_SEP = re.compile(r"[\s\-]+")
 def name_key(name: str) -> str:
     """The identity key of a name: NFKC, case-folded, invisible format characters
     (zero-width spaces, BOMs, direction marks) removed, whitespace collapsed."""
+    if name.isascii():  # NFKC keeps ASCII as it is, casefold is lower, no ASCII character is Cf
+        return _WS.sub(" ", name.lower()).strip()
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
     visible = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
     return _WS.sub(" ", visible).strip()

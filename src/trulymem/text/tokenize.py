@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 
 # CJK ideographs, kana and hangul: scripts written without spaces between words.
@@ -30,8 +33,38 @@ def _cjk_grams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+# text -> its tokens, while a ``shared_tokens`` block runs in this context (thread, task)
+_SHARED: ContextVar[dict[str, tuple[str, ...]] | None] = ContextVar("trulymem_shared_tokens", default=None)
+
+
+@contextmanager
+def shared_tokens() -> Iterator[None]:
+    """Within this block each distinct text is tokenised once. An ingest asks a message's
+    tokens for its stems and its self-statement test, and its summary's for the full-text row
+    and the vector: four tokenisations, now two. The texts are dropped when the block ends,
+    so a long-lived server keeps nothing; a nested block shares the outer one's."""
+    if _SHARED.get() is not None:
+        yield
+        return
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 def tokens(text: str) -> list[str]:
     """Case-folded word tokens, CJK runs as bigrams; ``snake_case`` splits into words."""
+    memo = _SHARED.get()
+    if memo is None:
+        return _tokens(text)
+    hit = memo.get(text)
+    if hit is None:
+        hit = memo[text] = tuple(_tokens(text))
+    return list(hit)  # a copy: the caller may change its list
+
+
+def _tokens(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", text).casefold()
     out: list[str] = []
     for cjk, word in _TOKEN.findall(text):

@@ -38,6 +38,7 @@ from trulymem.text import name_key, relation_key
 from trulymem.text.statements import preference, single_valued
 from trulymem.text.stem import stems
 from trulymem.text.stopwords import STOPWORDS
+from trulymem.text.tokenize import shared_tokens
 from trulymem.text.topics import topic_line, topic_node, topics_in
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, embedded_writes, gc_paused, register
 from trulymem.tools.commit import Triplet, TripletIn, built_triplet, commit_triplets
@@ -121,7 +122,7 @@ def _ingest(ctx: ToolContext, inp: IngestInput) -> IngestResult:
         if ctx.llm is None:
             raise InvalidInput("needs a chat model (TRULYMEM_LLM_MODEL)", field="model_profiles")
         read = model_profile_topics(ctx.llm, [(m.speaker, m.text) for m in inp.messages])
-    with gc_paused(), embedded_writes(ctx.store, ctx.embedder):
+    with gc_paused(), shared_tokens(), embedded_writes(ctx.store, ctx.embedder):
         out = _store_messages(ctx, inp, read)
         if extracted:
             _commit_extracted(ctx, inp.messages, extracted)
