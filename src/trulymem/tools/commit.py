@@ -6,6 +6,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, Protocol
 
@@ -114,6 +115,7 @@ class Link:
     metadata: ClassVar[Mapping[str, Any]] = _NO_METADATA
 
 
+@lru_cache(maxsize=4096)  # an ingest names each speaker, episode and session in several links
 def _plain(value: str, limit: int) -> bool:
     """``value`` is what a ``Name``/``Text``/``Relation`` field would keep unchanged."""
     return 0 < len(value) <= limit and value == value.strip() and bool(name_key(value))

@@ -28,8 +28,16 @@ from trulymem.text import relation_key
 class FactMixin(SQLiteBase):
     """Facts: ``active_facts_for`` and the writes."""
 
+    _fresh_nodes: set[str]  # NodeMixin's
+
     def active_facts_for(self, triples: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], Fact]:
         out: dict[tuple[str, str, str], Fact] = {}
+        fresh = self._fresh_nodes
+        if fresh:
+            # A node this transaction created, and no fact inserted since names, is in no fact: an
+            # ingest's links to its new episodes need no probe (others cannot write until it commits).
+            tx = self._tx_rids
+            triples = [t for t in triples if not ((t[0] in fresh and t[0] in tx) or (t[2] in fresh and t[2] in tx))]
         rids = self._rids([n for t in triples for n in (t[0], t[2])])
         keys_of: dict[tuple[int, int], list[str]] = {}  # (subject rid, object rid) -> relation keys asked
         for s, r, o in dict.fromkeys(triples):
@@ -75,6 +83,8 @@ class FactMixin(SQLiteBase):
         missing = next((n for f in facts for n in (f.subject_id, f.object_id) if n not in rids), None)
         if missing is not None:
             raise Conflict(f"node {missing} does not exist", field="node_id")
+        if self._fresh_nodes:
+            self._fresh_nodes.difference_update(n for f in facts for n in (f.subject_id, f.object_id))
         stamp = Stamps()
         mids: dict[tuple[str, ...], str] = {}  # an ingest's facts share their turn's message ids
         rows = []

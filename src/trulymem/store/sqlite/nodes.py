@@ -18,10 +18,21 @@ from trulymem.text import fts_document
 class NodeMixin(SQLiteBase):
     """Nodes: ``resolve_nodes``, ``update_node``, ``fact_counts``, ``delete_orphan_nodes``, ``dirty_nodes``."""
 
+    # Ids of nodes resolve_nodes created that no fact inserted since names (see active_facts_for).
+    # Trusted only while the id is also in _tx_rids, which every transaction starts empty and only
+    # resolve_nodes fills: a node created in an earlier transaction, or rolled back, never counts.
+    _fresh_nodes: set[str]
+
+    def _node_state(self) -> None:
+        self._fresh_nodes = set()
+
     def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, str]:
         ns = (scope.user_id, scope.agent_id or "", scope.app_id or "")
         wanted = by_key(specs)
         found: dict[str, str] = {}
+        fresh = self._fresh_nodes
+        if not self._tx_rids:  # a new transaction: what earlier ones created is no longer fresh
+            fresh.clear()
         upgrades: list[tuple[str, str, str]] = []
         keys = list(wanted)
         t = ts(now)
@@ -34,6 +45,7 @@ class NodeMixin(SQLiteBase):
             ):
                 found[key] = nid
                 self._tx_rids[nid] = rid
+                fresh.discard(nid)
                 if type_ == NodeType.ENTITY and wanted[key].type != NodeType.ENTITY:
                     upgrades.append((wanted[key].type, t, nid))
         if upgrades:
@@ -53,6 +65,8 @@ class NodeMixin(SQLiteBase):
             )
             found.update((sp.key, nid) for nid, sp in zip(ids, missing))
             self._tx_rids.update((nid, base + i + 1) for i, nid in enumerate(ids))
+            if self._depth:  # outside a transaction each statement commits: another writer may name it
+                fresh.update(ids)
             self._tx_dirty.update(range(base + 1, base + len(ids) + 1))
         return found
 

@@ -1,0 +1,87 @@
+"""The ingest's CPU cuts change no result: tokens shared within an ingest, the fast paths of
+``tokens`` and ``name_key``, and the hashing embedder's typed arrays give what the general
+code gives."""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+import zlib
+
+import numpy as np
+
+from trulymem.embed.hashing import HashingEmbedder
+from trulymem.text import name_key, tokens
+from trulymem.text.tokenize import _CJK, shared_tokens
+
+_TOKEN = re.compile(rf"([{_CJK}]+)|([^\W_]+)", re.UNICODE)
+_ALPHABET = [chr(i) for i in range(128)] + list("éüßÅΣσςİı’“”…—\u200b\u00a0\u3000ｕＳＥＲ①ﬁ猫娘成语かなカナ한국\u0301\u0338")
+
+
+def _general_tokens(text: str) -> list[str]:
+    """``tokens`` as it was written before its fast paths."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    out: list[str] = []
+    for cjk, word in _TOKEN.findall(text):
+        if cjk:
+            out.extend([cjk] if len(cjk) == 1 else [cjk[i : i + 2] for i in range(len(cjk) - 1)])
+        else:
+            out.append(word)
+    return out
+
+
+def _general_key(name: str) -> str:
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    visible = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+    return re.sub(r"\s+", " ", visible).strip()
+
+
+def _texts(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    ascii_only = [chr(i) for i in range(128)]
+    out = []
+    for i in range(n):
+        chars = ascii_only if i % 2 else _ALPHABET
+        out.append("".join(rng.choice(chars) for _ in range(rng.randint(0, 40))))
+    return out + ["I went kayaking with Max!", "snake_case words", "猫娘 likes 成语", "Ｈｅｌｌｏ ＷＯＲＬＤ", "naïve café"]
+
+
+def test_tokens_fast_paths_and_the_shared_block_give_the_general_tokens() -> None:
+    texts = _texts(4000, 1)
+    want = [_general_tokens(t) for t in texts]
+    assert [tokens(t) for t in texts] == want
+    with shared_tokens():
+        assert [tokens(t) for t in texts] == want
+        assert [tokens(t) for t in texts] == want  # from the memo
+        got = tokens("I went kayaking")
+        got.append("changed")  # a caller's list is its own
+        with shared_tokens():  # nested: the outer block's memo
+            assert tokens("I went kayaking") == ["i", "went", "kayaking"]
+
+
+def test_name_key_ascii_fast_path_gives_the_general_key() -> None:
+    for text in _texts(4000, 2):
+        assert name_key.__wrapped__(text) == _general_key(text), repr(text)
+
+
+def _reference_vector(text: str, dim: int = 512) -> np.ndarray:
+    """The hashing embedder's sums computed feature by feature, in the order the embedder adds them."""
+    sums = np.zeros(dim, dtype=np.float64)
+    for tok in _general_tokens(text):
+        feats = ["w:" + tok]
+        if len(tok) > 3 and tok.isascii():
+            padded = f"<{tok}>"
+            feats += ["g:" + padded[i : i + n] for n in (3, 4, 5) for i in range(len(padded) - n + 1)]
+        for feat in feats:
+            h = zlib.crc32(feat.encode("utf-8"))
+            weight = 1.0 if feat[0] == "w" else 0.3
+            sums[h % dim] += weight if (h >> 31) & 1 else -weight
+    return sums.astype(np.float32)
+
+
+def test_hashing_vectors_are_the_feature_by_feature_sums() -> None:
+    texts = _texts(300, 3) + ["", "!!", "Caroline: I went to the LGBTQ support group yesterday."]
+    got = HashingEmbedder()._embed(texts, "passage")  # before normalising: the sums themselves
+    for text, row in zip(texts, got):
+        assert np.array_equal(row, _reference_vector(text)), repr(text)
