@@ -21,6 +21,7 @@ statements on a question's words and topics with one node read
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,10 +92,7 @@ class ProfileIndex:
 
 def profile_summary(name: str, topic: str, turns: dict[str, str]) -> str:
     """What the profile is about, for full text: the topic's most said stems."""
-    counts: dict[str, int] = {}
-    for said in turns.values():
-        for s in str(said).split():
-            counts[s] = counts.get(s, 0) + 1
+    counts = Counter(s for said in turns.values() for s in str(said).split())
     on_topic = None if topic == OTHER else instance_stems(topic)
     words = [s for s in sorted(counts, key=lambda s: (-counts[s], s)) if on_topic is None or s in on_topic][:12]
     return f"{name}: {' '.join(words)}" if words else name

@@ -87,7 +87,15 @@ def fts_document(*parts: str) -> str:
     """The text to index for a row: its tokens joined by spaces. Tokenised line by line, each
     line once: an episode's indexed context repeats its neighbours' lines (no token spans a
     line break, so the result is the same as tokenising the whole text)."""
-    return " ".join(d for part in parts if part for line in part.split("\n") if (d := _line_document(line)))
+    docs: list[str] = []
+    for part in parts:
+        if not part:
+            continue
+        if "\n" in part:
+            docs.extend(map(_line_document, part.split("\n")))
+        else:
+            docs.append(_line_document(part))
+    return " ".join(filter(None, docs))
 
 
 _CACHED_LINE = 500  # longer lines are tokenised each time: the cache stays small in a long-lived server

@@ -322,7 +322,7 @@ def _commit_turns(ctx: ToolContext, turns: list[_Turn]) -> tuple[list[str], int]
     for session, grouped in groupby(turns, key=lambda turn: turn.session):
         run = list(grouped)
         triplets = [t for turn in run for t in turn.triplets]
-        provenance = [_provenance(turn.message) for turn in run for _ in turn.triplets]
+        provenance = [p for turn in run for p in [_provenance(turn.message)] * len(turn.triplets)]
         done = commit_triplets(_session_writer(ctx, session), triplets, provenance=provenance)
         total += len(done)
         first = 0
