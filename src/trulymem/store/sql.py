@@ -89,10 +89,13 @@ def load_json(text: str) -> Any:
     return json.loads(text)
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # what json.dumps would build per call
+
+
 def dump_json(value: dict[str, Any] | list[Any]) -> str:
     if not value:
         return "{}" if isinstance(value, dict) else "[]"
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return _ENCODER.encode(value)
 
 
 def opt(value: str) -> str | None:
