@@ -19,9 +19,13 @@ class RecallConfig:
                                   # offline embedders rank well below BM25 (bench/bench_locomo.py), so they
                                   # break ties and catch what words miss rather than lead
     seed_tasks: int = 5           # newest tasks when the intent asks for the task chain
-    fanout_seed: int = 12         # facts per seed node and direction
-    fanout_hop: int = 4           # facts per reached node and direction (hubs cannot flood)
-    frontier: int = 16            # nodes expanded per hop, best first
+    fanout_seed: int = 12         # facts per seed node and direction (4 or 8 cost little less at 1M, and a named
+                                  # node could no longer fill the limit with its own facts)
+    fanout_hop: int = 2           # facts per reached node and direction (hubs cannot flood)
+    frontier: int = 12            # nodes expanded per hop, best first. 4 and 16 before: at 1M facts 2 / 12
+                                  # read ~120 neighbour rows per depth-2 recall instead of ~194, ~19% less
+                                  # CPU, for LoCoMo tune R@10 81.4 -> 81.2 (docs/benchmarks.md, "fewer
+                                  # neighbour rows"; 8 lost a conversation 1.1 points)
     max_facts: int = 200          # candidate facts before the final cut
     hop_decay: float = 0.6        # score multiplier per hop
     recency_half_life_days: float = 30.0
@@ -59,7 +63,7 @@ class RecallConfig:
 
 
 PRESETS: dict[str, RecallConfig] = {
-    "fast": RecallConfig(seed_nodes=10, seed_facts=10, fanout_seed=8, fanout_hop=3, frontier=15, max_facts=80),
+    "fast": RecallConfig(seed_nodes=10, seed_facts=10, fanout_seed=8, fanout_hop=2, frontier=12, max_facts=80),
     "balanced": RecallConfig(),
     "deep": RecallConfig(seed_nodes=40, seed_facts=40, seed_tasks=10, fanout_seed=24, fanout_hop=8, frontier=60,
                          max_facts=500, hop_decay=0.7),
