@@ -71,10 +71,13 @@ class NodeMixin(SQLiteBase):
         return found
 
     def _index_nodes(self, ids: Sequence[str]) -> None:
-        for chunk in chunks(ids):
+        self._index_rids(list(self._rids(ids).values()))
+
+    def _index_rids(self, rids: Sequence[int]) -> None:
+        for chunk in chunks(rids):
             # metadata.context (e.g. an episode's neighbouring messages) is searchable too
             rows = self._q(f"SELECT rid, name, summary, json_extract(metadata, '$.context') FROM nodes "
-                           f"WHERE id IN ({marks(len(chunk))})", chunk)
+                           f"WHERE rid IN ({marks(len(chunk))})", chunk)
             self._many("DELETE FROM nodes_fts WHERE rowid = ?", [(r[0],) for r in rows])
             self._many(
                 "INSERT INTO nodes_fts(rowid, doc, ctx) VALUES (?, ?, ?)",
@@ -84,11 +87,15 @@ class NodeMixin(SQLiteBase):
 
     def update_nodes(self, updates: Sequence[tuple[str, str | None, dict[str, Any] | None]], now: datetime) -> None:
         t = ts(now)
-        self._many("UPDATE nodes SET summary = ?, updated_at = ?, metadata = COALESCE(?, metadata) WHERE id = ?",
-                   [(summary, t, None if meta is None else dump_json(meta), nid) for nid, summary, meta in updates])
-        ids = list(dict.fromkeys(nid for nid, _, _ in updates))
-        self._index_nodes(ids)
-        self._tx_dirty.update(self._rids(ids).values())
+        # by rowid: an ingest's episodes were resolved in this transaction, their rowids are known
+        # (an id no node has is in no update, as an UPDATE by that id changed nothing)
+        rids = self._rids([nid for nid, _, _ in updates])
+        self._many("UPDATE nodes SET summary = ?, updated_at = ?, metadata = COALESCE(?, metadata) WHERE rid = ?",
+                   [(summary, t, None if meta is None else dump_json(meta), rids[nid])
+                    for nid, summary, meta in updates if nid in rids])
+        changed = list(dict.fromkeys(rids[nid] for nid, _, _ in updates if nid in rids))
+        self._index_rids(changed)
+        self._tx_dirty.update(changed)
 
     def dirty_nodes(self) -> list[Node]:
         rids, self._tx_dirty = sorted(self._tx_dirty), set()
