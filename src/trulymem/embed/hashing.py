@@ -17,6 +17,7 @@ from trulymem.embed.names import HASHING
 from trulymem.text.tokenize import tokens
 
 _CACHED_TOKENS = 200_000  # bounds the cache (~100 MB at worst; a vocabulary is far smaller)
+_WORD_CRC, _GRAM_CRC = zlib.crc32(b"w:"), zlib.crc32(b"g:")
 
 
 class HashingEmbedder(Embedder):
@@ -30,24 +31,21 @@ class HashingEmbedder(Embedder):
         # arrays: a text's features are copied in C and reach numpy without a conversion
         self._columns: dict[str, tuple[array[int], array[float]]] = {}
 
-    def _features(self, tok: str) -> list[str]:
-        feats = ["w:" + tok]
-        if len(tok) > 3 and tok.isascii():
-            padded = f"<{tok}>"
-            feats.extend("g:" + padded[i : i + n] for n in (3, 4, 5) for i in range(len(padded) - n + 1))
-        return feats
-
     def _token(self, tok: str) -> tuple[array[int], array[float]]:
         hit = self._columns.get(tok)
         if hit is None:
-            cols: array[int] = array("q")
-            weights: array[float] = array("d")
-            for feat in self._features(tok):
-                h = zlib.crc32(feat.encode("utf-8"))
-                weight = 1.0 if feat[0] == "w" else 0.3
-                cols.append(h % self.dim)
-                weights.append(weight if (h >> 31) & 1 else -weight)
-            hit = (cols, weights)
+            # Features: the word ("w:" + token, weight 1) and, for an ASCII token of four or more
+            # letters, the 3-, 4- and 5-grams of "<token>" ("g:" + gram, weight 0.3); each is hashed
+            # (CRC-32, continued from its prefix's) to a column, its top bit giving the sign
+            enc = tok.encode("utf-8")
+            hashes = [zlib.crc32(enc, _WORD_CRC)]
+            if len(tok) > 3 and tok.isascii():
+                padded = b"<" + enc + b">"
+                hashes += [zlib.crc32(padded[i : i + n], _GRAM_CRC) for n in (3, 4, 5)
+                           for i in range(len(padded) - n + 1)]
+            weights = array("d", [0.3 if (h >> 31) & 1 else -0.3 for h in hashes])
+            weights[0] = 1.0 if (hashes[0] >> 31) & 1 else -1.0  # the word itself weighs 1
+            hit = (array("q", [h % self.dim for h in hashes]), weights)
             if len(self._columns) < _CACHED_TOKENS:
                 self._columns[tok] = hit
         return hit

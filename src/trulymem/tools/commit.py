@@ -214,6 +214,7 @@ def commit_triplets(
     batch: dict[tuple[str, str, str], tuple[Fact, str]] = {}
     user_id, agent_id, app_id, session_id = scope.user_id, scope.agent_id, scope.app_id, scope.session_id
     default_mids = list(message_ids or ())
+    kinds: dict[str, EdgeKind] = {}  # relation -> its edge kind: a batch has few relations
     for i, (t, triple) in enumerate(zip(triplets, triples)):
         prior = batch.get(triple) or ((existing[triple], "reinforced") if triple in existing else None)
         if prior is not None:
@@ -223,10 +224,12 @@ def commit_triplets(
             tid, mids = provenance[i][0], list(provenance[i][1])
         else:
             tid, mids = turn_id, default_mids.copy()
+        relation = t.relation
+        edge = kind or kinds.get(relation) or kinds.setdefault(relation, edge_kind(relation))
         batch[triple] = (Fact(  # its id comes below, with the batch's others
             id="", user_id=user_id, agent_id=agent_id, app_id=app_id,  # type: ignore[arg-type]
-            session_id=session_id, subject_id=triple[0], relation=t.relation,
-            object_id=triple[2], kind=kind or edge_kind(t.relation), confidence=t.confidence,
+            session_id=session_id, subject_id=triple[0], relation=relation,
+            object_id=triple[2], kind=edge, confidence=t.confidence,
             speculation=t.speculation, pinned=t.pinned, type=t.type, source=t.source,
             metadata=dict(t.metadata) if t.metadata else {}, turn_id=tid,
             message_ids=mids, created_at=now, updated_at=now,

@@ -79,12 +79,13 @@ class FactMixin(SQLiteBase):
     def insert_facts(self, facts: Sequence[Fact]) -> None:
         # Explicit rowids (we hold the write lock) let the FTS rows be written in one batch.
         base = self._q("SELECT coalesce(max(rid), 0) FROM facts")[0][0]
-        rids = self._rids([n for f in facts for n in (f.subject_id, f.object_id)])
-        missing = next((n for f in facts for n in (f.subject_id, f.object_id) if n not in rids), None)
+        ends = [n for f in facts for n in (f.subject_id, f.object_id)]
+        rids = self._rids(ends)
+        missing = next((n for n in ends if n not in rids), None)
         if missing is not None:
             raise Conflict(f"node {missing} does not exist", field="node_id")
         if self._fresh_nodes:
-            self._fresh_nodes.difference_update(n for f in facts for n in (f.subject_id, f.object_id))
+            self._fresh_nodes.difference_update(ends)
         stamp = Stamps()
         mids: dict[tuple[str, ...], str] = {}  # an ingest's facts share their turn's message ids
         rows = []
