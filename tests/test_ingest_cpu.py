@@ -13,7 +13,7 @@ import numpy as np
 
 from trulymem.embed.hashing import HashingEmbedder
 from trulymem.text import name_key, tokens
-from trulymem.text.tokenize import _CJK, shared_tokens
+from trulymem.text.tokenize import _CJK, joined, shared_tokens
 
 _TOKEN = re.compile(rf"([{_CJK}]+)|([^\W_]+)", re.UNICODE)
 _ALPHABET = [chr(i) for i in range(128)] + list("éüßÅΣσςİı’“”…—\u200b\u00a0\u3000ｕＳＥＲ①ﬁ猫娘成语かなカナ한국\u0301\u0338")
@@ -58,6 +58,20 @@ def test_tokens_fast_paths_and_the_shared_block_give_the_general_tokens() -> Non
         got.append("changed")  # a caller's list is its own
         with shared_tokens():  # nested: the outer block's memo
             assert tokens("I went kayaking") == ["i", "went", "kayaking"]
+
+
+def test_a_joined_text_has_the_tokens_of_the_whole_text() -> None:
+    """Parts whose tokens are joined (ASCII, no token across a boundary) and parts that are not."""
+    rng = random.Random(4)
+    pieces = [*_texts(300, 5), ": ", "", "a", "1", "_", "-", "é", "猫"]
+    with shared_tokens():
+        for _ in range(3000):
+            parts = [rng.choice(pieces) for _ in range(rng.randint(1, 4))]
+            for p in parts:
+                tokens(p)  # tokenised first, as an ingest's speaker and message are
+            text = joined(*parts)
+            assert text == "".join(parts)
+            assert tokens(text) == _general_tokens(text), repr(parts)
 
 
 def test_name_key_ascii_fast_path_gives_the_general_key() -> None:

@@ -38,7 +38,7 @@ from trulymem.text import name_key, relation_key
 from trulymem.text.statements import preference, single_valued
 from trulymem.text.stem import stems
 from trulymem.text.stopwords import STOPWORDS
-from trulymem.text.tokenize import shared_tokens
+from trulymem.text.tokenize import joined, shared_tokens
 from trulymem.text.topics import topic_line, topic_node, topics_in
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, embedded_writes, gc_paused, register
 from trulymem.tools.commit import Triplet, TripletIn, built_triplet, commit_triplets
@@ -241,7 +241,7 @@ def _store_messages(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str
         m = turn.message
         for t in turn.profiles:
             profiles.add(m.speaker, t, node_id, turn.said)
-        summary = f"{m.speaker}: {m.text}"
+        summary = joined(m.speaker, ": ", m.text)  # its tokens are the speaker's and the message's
         # An episode is also found by the messages around it (two before, two after): a reply
         # rarely repeats the question it answers (on LoCoMo: full-text recall@10 +14 points).
         window = recent.setdefault(turn.session, [])
