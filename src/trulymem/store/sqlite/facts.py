@@ -88,7 +88,7 @@ class FactMixin(SQLiteBase):
             self._fresh_nodes.difference_update(ends)
         stamp = Stamps()
         mids: dict[tuple[str, ...], str] = {}  # an ingest's facts share their turn's message ids
-        rows = []
+        rows = []  # enums bound as their text: sqlite3 looks an adapter up for a str subclass first
         for i, f in enumerate(facts):
             key = tuple(f.message_ids)
             mid_json = mids.get(key)
@@ -97,7 +97,7 @@ class FactMixin(SQLiteBase):
             created = stamp(f.created_at)  # a batch's facts are mostly created, updated and valid at one time
             rows.append((
                 base + i + 1, f.id, f.user_id, f.agent_id or "", f.app_id or "", f.session_id or "",
-                rids[f.subject_id], f.relation, relation_key(f.relation), rids[f.object_id], f.kind, f.confidence,
+                rids[f.subject_id], f.relation, relation_key(f.relation), rids[f.object_id], str(f.kind), f.confidence,
                 int(f.speculation), int(f.pinned), f.type, f.source, dump_json(f.metadata) if f.metadata else "{}",
                 f.turn_id, mid_json, f.mention_count, created,
                 created if f.updated_at is f.created_at else stamp(f.updated_at),

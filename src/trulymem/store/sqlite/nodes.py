@@ -57,7 +57,8 @@ class NodeMixin(SQLiteBase):
             self._many(
                 "INSERT INTO nodes(rid, id, user_id, agent_id, app_id, name, key, type, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(base + i + 1, nid, *ns, sp.name, sp.key, sp.type, t, t) for i, (nid, sp) in enumerate(zip(ids, missing))],
+                [(base + i + 1, nid, *ns, sp.name, sp.key, str(sp.type), t, t)  # text, not an enum (see insert_facts)
+                 for i, (nid, sp) in enumerate(zip(ids, missing))],
             )
             self._many(
                 "INSERT INTO nodes_fts(rowid, doc, ctx) VALUES (?, ?, '')",
