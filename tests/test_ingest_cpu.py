@@ -1,6 +1,6 @@
 """The ingest's CPU cuts change no result: tokens shared within an ingest, the fast paths of
-``tokens`` and ``name_key``, and the hashing embedder's typed arrays give what the general
-code gives."""
+``tokens`` and ``name_key``, the hashing embedder's typed arrays and ids' steps read in bulk
+give what the general code gives."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import unicodedata
 import zlib
 
 import numpy as np
+import pytest
 
 from trulymem.embed.hashing import HashingEmbedder
 from trulymem.text import name_key, tokens
@@ -99,3 +100,48 @@ def test_hashing_vectors_are_the_feature_by_feature_sums() -> None:
     got = HashingEmbedder()._embed(texts, "passage")  # before normalising: the sums themselves
     for text, row in zip(texts, got):
         assert np.array_equal(row, _reference_vector(text)), repr(text)
+
+
+def _reference_ids(n: int, state: list[int], noise: bytes, fresh: list[bytes], ms: int) -> list[str]:
+    """``new_ids`` as written before its steps were read in bulk (one ``int.from_bytes`` each)."""
+    from trulymem.model import _LOW_62, _RAND_BITS, _VARIANT
+
+    out: list[str] = []
+    head = ""
+    last_ms, rand = state
+    for i in range(n):
+        if ms > last_ms:
+            rand = int.from_bytes(fresh.pop(0), "big") >> (80 - _RAND_BITS + 1)
+        else:
+            ms, rand = last_ms, rand + 1 + int.from_bytes(noise[3 * i : 3 * i + 3], "big")
+            if rand >> _RAND_BITS:
+                ms, rand = ms + 1, int.from_bytes(fresh.pop(0), "big") >> (80 - _RAND_BITS + 1)
+        if ms != last_ms or not out:
+            head = f"{ms:012x}"
+            head = f"{head[:8]}-{head[8:]}-7"
+        last_ms = ms
+        low = f"{_VARIANT | (rand & _LOW_62):016x}"
+        out.append(f"{head}{rand >> 62:03x}-{low[:4]}-{low[4:]}")
+    return out
+
+
+def test_ids_are_the_ones_the_byte_by_byte_steps_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import time
+
+    import trulymem.model as model
+
+    rng = random.Random(6)
+    for trial in range(60):
+        n = rng.randint(1, 400)
+        ms = 1_700_000_000_000 + trial
+        # the same millisecond (steps), a later one (fresh bits), a counter near its end (borrows)
+        last = [ms - rng.randint(0, 1), rng.choice([rng.getrandbits(70), (1 << 74) - rng.getrandbits(30)])]
+        stream = rng.randbytes(3 * n + 10 * (n + 1))
+        noise, fresh = stream[: 3 * n], [stream[3 * n + 10 * i : 3 * n + 10 * (i + 1)] for i in range(n + 1)]
+        want = _reference_ids(n, list(last), noise, list(fresh), ms)
+        served = [noise, *fresh]
+        monkeypatch.setattr(os, "urandom", lambda k, served=served: served.pop(0))
+        monkeypatch.setattr(time, "time_ns", lambda ms=ms: ms * 1_000_000)
+        monkeypatch.setattr(model, "_last_id", list(last))
+        assert model.new_ids(n) == want

@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import sys
 import threading
 import time
+from array import array
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -60,11 +62,11 @@ def new_ids(n: int) -> list[str]:
     head = ""
     with _id_lock:
         last_ms, rand = _last_id
-        for i in range(n):
+        for step in _steps(noise):
             if ms > last_ms:
                 rand = int.from_bytes(os.urandom(10), "big") >> (80 - _RAND_BITS + 1)  # top half free to count in
             else:  # the same millisecond (or the clock stepped back): count up from the last id
-                ms, rand = last_ms, rand + 1 + int.from_bytes(noise[3 * i : 3 * i + 3], "big")
+                ms, rand = last_ms, rand + 1 + step
                 if rand >> _RAND_BITS:  # the counter ran out: borrow the next millisecond
                     ms, rand = ms + 1, int.from_bytes(os.urandom(10), "big") >> (80 - _RAND_BITS + 1)
             if ms != last_ms or not out:
@@ -75,6 +77,20 @@ def new_ids(n: int) -> list[str]:
             out.append(f"{head}{rand >> 62:03x}-{low[:4]}-{low[4:]}")
         _last_id[:] = [last_ms, rand]
     return out
+
+
+def _steps(noise: bytes) -> list[int]:
+    """Each 3 bytes of ``noise`` as a big-endian number, as ``int.from_bytes`` reads them one
+    at a time, but in C: each put in the low bytes of a big-endian 32-bit word."""
+    if array("I").itemsize != 4:
+        return [int.from_bytes(noise[i : i + 3], "big") for i in range(0, len(noise), 3)]
+    words = bytearray(len(noise) // 3 * 4)
+    for k in range(3):
+        words[k + 1 :: 4] = noise[k::3]
+    steps = array("I", bytes(words))
+    if sys.byteorder == "little":
+        steps.byteswap()
+    return steps.tolist()
 
 
 def as_utc(value: datetime) -> datetime:
