@@ -145,3 +145,14 @@ def test_ids_are_the_ones_the_byte_by_byte_steps_made(monkeypatch: pytest.Monkey
         monkeypatch.setattr(time, "time_ns", lambda ms=ms: ms * 1_000_000)
         monkeypatch.setattr(model, "_last_id", list(last))
         assert model.new_ids(n) == want
+
+
+def test_the_name_pattern_matches_where_its_boundary_form_did() -> None:
+    from trulymem.tools.ingest import _NAME
+
+    boundary_form = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|de|van|von|the)?\s*[A-Z][\w'’-]*)*")
+    rng = random.Random(7)
+    alphabet = list("aAbBZz'’-_. \t\nofdevanthe1éÉÜ猫")
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert [m.span() for m in _NAME.finditer(text)] == [m.span() for m in boundary_form.finditer(text)], text
