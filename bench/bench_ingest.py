@@ -7,6 +7,12 @@ Prints figures only; it never asserts. Issue 17's target: >= 1,500 messages/s (h
 Run from the repository root::
 
     python bench/bench_ingest.py ../shared/bench/locomo/locomo-dev.json --split tune --runs 5
+
+``--against OLD_SRC`` compares this code with another checkout's ``src`` (a ``git worktree``
+of the commit before a change): ``--pairs`` pairs of runs, old then new, each a child process
+with ``--runs`` runs; per pair the ratio of CPU per message new/old, and its median. With
+``--concurrent`` the two of a pair run at the same time, one per core (swapped every pair):
+on this shared VM, whose speed moves from minute to minute, both then see the same machine.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,7 +40,13 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--embedder", default="hashing", help="hashing, use, none, ...")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--against", metavar="OLD_SRC", help="compare with this src directory (A/B pairs)")
+    ap.add_argument("--pairs", type=int, default=5, help="with --against: pairs of runs")
+    ap.add_argument("--concurrent", action="store_true", help="with --against: old and new at once, a core each")
     args = ap.parse_args()
+    if args.against:
+        compare(args)
+        return
     convs = in_split(load_locomo(args.path), args.split)
     embedder = None if args.embedder == "none" else get_embedder(args.embedder)
     runs: list[dict[str, float]] = []
@@ -61,6 +75,45 @@ def main() -> None:
     else:
         print(f"median of {len(runs)}: {summary['median_messages_per_s']:,.0f} msg/s wall, "
               f"{summary['median_messages_per_cpu_s']:,.0f} per CPU s")
+
+
+def _child(src: str, args: argparse.Namespace, core: int | None) -> subprocess.Popen[str]:
+    """This bench in a child process on the code in ``src`` (on one core when ``core`` is set)."""
+    env = {**os.environ, "PYTHONPATH": src}
+    cmd = [sys.executable, __file__, args.path, "--split", args.split, "--runs", str(args.runs),
+           "--embedder", args.embedder, "--json"]
+    pin = (lambda: os.sched_setaffinity(0, {core})) if core is not None else None
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True, preexec_fn=pin)
+
+
+def _result(proc: subprocess.Popen[str]) -> dict[str, float]:
+    out, _ = proc.communicate()
+    if proc.returncode:
+        raise SystemExit(f"a child run failed (exit {proc.returncode})")
+    result: dict[str, float] = json.loads(out)
+    return result
+
+
+def compare(args: argparse.Namespace) -> None:
+    """A/B pairs: the code in ``--against`` (old) and this checkout's ``src`` (new)."""
+    new_src = str(Path(__file__).resolve().parent.parent / "src")
+    ratios: list[float] = []
+    for i in range(args.pairs):
+        load = os.getloadavg()[0]
+        if args.concurrent:
+            first, second = sorted(os.sched_getaffinity(0))[:2] * (2 if len(os.sched_getaffinity(0)) < 2 else 1)
+            cores = (first, second) if i % 2 == 0 else (second, first)
+            procs = _child(args.against, args, cores[0]), _child(new_src, args, cores[1])
+            old, new = (_result(p) for p in procs)
+        else:
+            old = _result(_child(args.against, args, None))
+            new = _result(_child(new_src, args, None))
+        o, n = old["median_messages_per_cpu_s"], new["median_messages_per_cpu_s"]
+        ratios.append(o / n)  # new CPU per message over old
+        print(f"pair {i + 1}: old {old['median_messages_per_s']:,.0f} msg/s wall, {o:,.0f} per CPU s; "
+              f"new {new['median_messages_per_s']:,.0f}, {n:,.0f}; CPU per message new/old {o / n:.3f} "
+              f"(load average {load:.2f})", flush=True)
+    print(f"median CPU per message new/old over {len(ratios)} pairs: {statistics.median(ratios):.3f}")
 
 
 if __name__ == "__main__":
