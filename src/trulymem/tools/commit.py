@@ -252,10 +252,14 @@ def _resolve(store: Store, scope: Scope, triplets: Sequence[Triplet], now: datet
     wanted: dict[str, tuple[str, str]] = {}  # by_key's rule, without a NodeSpec per mention of a node
     entity = NodeType.ENTITY
     for t, (sk, _, ok) in zip(triplets, keys):
-        for key, name, type_ in ((sk, t.subject, t.subject_type or entity), (ok, t.object, t.object_type or entity)):
-            prev = wanted.get(key)
-            if replaces(prev[1] if prev else None, type_):
-                wanted[key] = (name, type_)
+        # a node is named many times in a batch (an episode in each of its links): most mentions
+        # find it wanted with its type already, and only a specific type after EntityNode replaces
+        prev = wanted.get(sk)
+        if prev is None or (prev[1] == entity and replaces(prev[1], t.subject_type or entity)):
+            wanted[sk] = (t.subject, t.subject_type or entity)
+        prev = wanted.get(ok)
+        if prev is None or (prev[1] == entity and replaces(prev[1], t.object_type or entity)):
+            wanted[ok] = (t.object, t.object_type or entity)
     nodes = store.resolve_nodes(scope, [NodeSpec(k, name, type_) for k, (name, type_) in wanted.items()], now)
     return [(nodes[sk], rk, nodes[ok]) for sk, rk, ok in keys]
 
