@@ -11,7 +11,7 @@ import pytest
 
 from trulymem.model import Fact, NodeType, Scope, new_id
 from trulymem.store import open_store
-from trulymem.store.base import NodeSpec, Store
+from trulymem.store.base import NodeQuery, NodeSpec, Store
 
 NOW = datetime(2025, 6, 1, 9, 0, tzinfo=UTC)
 SCOPE = Scope(user_id="u")
@@ -68,3 +68,46 @@ def test_a_rolled_back_creation_leaves_nothing_to_skip(db: str) -> None:
         _resolve(store, "a", "b")
         assert triple in store.active_facts_for([triple])
     store.close()
+
+
+def test_a_probe_before_any_resolve_sees_another_writers_fact(db: str) -> None:
+    """What made a node fresh ends with its transaction: a later probe, in a new transaction
+    that resolved nothing or outside any, asks the database (a dream or an import probes first)."""
+    first, other = open_store(db), open_store(db)
+    with first.transaction():
+        ids = _resolve(first, "a", "b")
+    with other.transaction():
+        other.insert_facts([_fact(ids["a"], ids["b"])])
+    triple = (ids["a"], "likes", ids["b"])
+    assert triple in first.active_facts_for([triple])
+    with first.transaction():
+        assert triple in first.active_facts_for([triple])
+    first.close()
+    other.close()
+
+
+def test_a_node_created_outside_a_transaction_is_never_fresh(db: str) -> None:
+    """Outside a transaction each statement commits at once: another writer may name the node."""
+    first, other = open_store(db), open_store(db)
+    ids = _resolve(first, "c", "d")
+    with other.transaction():
+        other.insert_facts([_fact(ids["c"], ids["d"])])
+    triple = (ids["c"], "likes", ids["d"])
+    assert triple in first.active_facts_for([triple])
+    first.close()
+    other.close()
+
+
+def test_an_update_never_lands_on_a_node_that_took_a_deleted_ones_place(db: str) -> None:
+    """A node resolved outside a transaction, then deleted by another writer whose new node may
+    reuse its row: updating the gone node changes nothing."""
+    first, other = open_store(db), open_store(db)
+    x = _resolve(first, "x")["x"]
+    with other.transaction():
+        other.delete_orphan_nodes([x])
+        y = _resolve(other, "y")["y"]
+    first.update_node(x, NOW, summary="meant for x")
+    assert [n.summary for n in other.nodes(NodeQuery(scope=SCOPE, ids=[y]))] == [None]
+    assert other.nodes(NodeQuery(scope=SCOPE, ids=[x])) == []
+    first.close()
+    other.close()

@@ -67,9 +67,12 @@ class SQLiteBase(SQLReads):
             raise StoreError(f"cannot open database {self.path!r}: {exc}") from exc
         self._lock = threading.RLock()
         self._depth = 0
-        # node id -> rowid for nodes touched in the current transaction (dropped when it ends,
-        # so a rolled-back insert can never leave a stale mapping behind)
+        # node id -> rowid for nodes touched in the current transaction (filled only inside one and
+        # dropped when it ends: a rolled-back insert or another writer's delete can never leave a
+        # stale mapping behind)
         self._tx_rids: dict[str, int] = {}
+        # ids of nodes this transaction created that no fact inserted since names (active_facts_for)
+        self._tx_fresh: set[str] = set()
         self._tx_dirty: set[int] = set()  # rowids of nodes to (re)embed, see dirty_nodes
 
     @contextmanager
@@ -83,6 +86,7 @@ class SQLiteBase(SQLReads):
                     self._depth -= 1
                 return
             self._tx_rids.clear()
+            self._tx_fresh.clear()
             self._tx_dirty.clear()
             try:
                 self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -94,12 +98,14 @@ class SQLiteBase(SQLReads):
             except BaseException:
                 self._depth = 0
                 self._tx_rids.clear()
+                self._tx_fresh.clear()
                 self._tx_dirty.clear()
                 self._conn.execute("ROLLBACK")
                 self._rolled_back()
                 raise
             self._depth = 0
             self._tx_rids.clear()
+            self._tx_fresh.clear()
             self._tx_dirty.clear()
             try:
                 self._conn.execute("COMMIT")
@@ -136,7 +142,7 @@ class SQLiteBase(SQLReads):
             raise StoreError(str(exc)) from exc
 
     def _rids(self, ids: Sequence[str]) -> dict[str, int]:
-        known = self._tx_rids
+        known = self._tx_rids  # empty outside a transaction
         out = {i: known[i] for i in ids if i in known}
         for chunk in chunks(list(set(ids) - out.keys())):
             out.update(self._q(f"SELECT id, rid FROM nodes WHERE id IN ({marks(len(chunk))})", chunk))

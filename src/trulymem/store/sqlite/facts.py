@@ -28,16 +28,13 @@ from trulymem.text import relation_key
 class FactMixin(SQLiteBase):
     """Facts: ``active_facts_for`` and the writes."""
 
-    _fresh_nodes: set[str]  # NodeMixin's
-
     def active_facts_for(self, triples: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], Fact]:
         out: dict[tuple[str, str, str], Fact] = {}
-        fresh = self._fresh_nodes
+        fresh = self._tx_fresh
         if fresh:
             # A node this transaction created, and no fact inserted since names, is in no fact: an
             # ingest's links to its new episodes need no probe (others cannot write until it commits).
-            tx = self._tx_rids
-            triples = [t for t in triples if not ((t[0] in fresh and t[0] in tx) or (t[2] in fresh and t[2] in tx))]
+            triples = [t for t in triples if t[0] not in fresh and t[2] not in fresh]
         rids = self._rids([n for t in triples for n in (t[0], t[2])])
         keys_of: dict[tuple[int, int], list[str]] = {}  # (subject rid, object rid) -> relation keys asked
         for s, r, o in dict.fromkeys(triples):
@@ -84,8 +81,8 @@ class FactMixin(SQLiteBase):
         missing = next((n for n in ends if n not in rids), None)
         if missing is not None:
             raise Conflict(f"node {missing} does not exist", field="node_id")
-        if self._fresh_nodes:
-            self._fresh_nodes.difference_update(ends)
+        if self._tx_fresh:
+            self._tx_fresh.difference_update(ends)
         stamp = Stamps()
         mids: dict[tuple[str, ...], str] = {}  # an ingest's facts share their turn's message ids
         rows = []  # enums bound as their text: sqlite3 looks an adapter up for a str subclass first

@@ -18,21 +18,11 @@ from trulymem.text import fts_document
 class NodeMixin(SQLiteBase):
     """Nodes: ``resolve_nodes``, ``update_node``, ``fact_counts``, ``delete_orphan_nodes``, ``dirty_nodes``."""
 
-    # Ids of nodes resolve_nodes created that no fact inserted since names (see active_facts_for).
-    # Trusted only while the id is also in _tx_rids, which every transaction starts empty and only
-    # resolve_nodes fills: a node created in an earlier transaction, or rolled back, never counts.
-    _fresh_nodes: set[str]
-
-    def _node_state(self) -> None:
-        self._fresh_nodes = set()
-
     def resolve_nodes(self, scope: Scope, specs: Sequence[NodeSpec], now: datetime) -> dict[str, str]:
         ns = (scope.user_id, scope.agent_id or "", scope.app_id or "")
         wanted = by_key(specs)
         found: dict[str, str] = {}
-        fresh = self._fresh_nodes
-        if not self._tx_rids:  # a new transaction: what earlier ones created is no longer fresh
-            fresh.clear()
+        in_tx = bool(self._depth)  # outside a transaction each statement commits: remember nothing
         upgrades: list[tuple[str, str, str]] = []
         keys = list(wanted)
         t = ts(now)
@@ -44,8 +34,9 @@ class NodeMixin(SQLiteBase):
                 (*ns, json.dumps(list(chunk), ensure_ascii=False)),
             ):
                 found[key] = nid
-                self._tx_rids[nid] = rid
-                fresh.discard(nid)
+                if in_tx:
+                    self._tx_rids[nid] = rid
+                    self._tx_fresh.discard(nid)  # asked for again: no longer assume it is in no fact
                 if type_ == NodeType.ENTITY and wanted[key].type != NodeType.ENTITY:
                     upgrades.append((wanted[key].type, t, nid))
         if upgrades:
@@ -65,9 +56,9 @@ class NodeMixin(SQLiteBase):
                 [(base + i + 1, fts_document(sp.name)) for i, sp in enumerate(missing)],
             )
             found.update((sp.key, nid) for nid, sp in zip(ids, missing))
-            self._tx_rids.update((nid, base + i + 1) for i, nid in enumerate(ids))
-            if self._depth:  # outside a transaction each statement commits: another writer may name it
-                fresh.update(ids)
+            if in_tx:  # others cannot write until this transaction ends: no fact can name these yet
+                self._tx_rids.update((nid, base + i + 1) for i, nid in enumerate(ids))
+                self._tx_fresh.update(ids)
             self._tx_dirty.update(range(base + 1, base + len(ids) + 1))
         return found
 

@@ -18,4 +18,3 @@ class SQLiteStore(TransferMixin, NodeMixin, FactMixin, SearchMixin, VectorMixin,
     def __init__(self, path: str | Path = ":memory:", *, busy_timeout_ms: int = 5000) -> None:
         super().__init__(path, busy_timeout_ms=busy_timeout_ms)
         self._vector_state()
-        self._node_state()
