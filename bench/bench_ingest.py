@@ -9,7 +9,7 @@ Run from the repository root::
     python bench/bench_ingest.py ../shared/bench/locomo/locomo-dev.json --split tune --runs 5
 
 ``--against OLD_SRC`` compares this code with another checkout's ``src`` (a ``git worktree``
-of the commit before a change): ``--pairs`` pairs of runs, old then new, each a child process
+of the commit before a change): ``--pairs`` pairs of runs (old then new, swapped every pair), each a child process
 with ``--runs`` runs; per pair the ratio of CPU per message new/old, and its median. With
 ``--concurrent`` the two of a pair run at the same time, one per core (swapped every pair):
 on this shared VM, whose speed moves from minute to minute, both then see the same machine.
@@ -105,9 +105,12 @@ def compare(args: argparse.Namespace) -> None:
             cores = (first, second) if i % 2 == 0 else (second, first)
             procs = _child(args.against, args, cores[0]), _child(new_src, args, cores[1])
             old, new = (_result(p) for p in procs)
-        else:
+        elif i % 2 == 0:  # one after the other, the order swapped every pair (no order bias)
             old = _result(_child(args.against, args, None))
             new = _result(_child(new_src, args, None))
+        else:
+            new = _result(_child(new_src, args, None))
+            old = _result(_child(args.against, args, None))
         o, n = old["median_messages_per_cpu_s"], new["median_messages_per_cpu_s"]
         ratios.append(o / n)  # new CPU per message over old
         print(f"pair {i + 1}: old {old['median_messages_per_s']:,.0f} msg/s wall, {o:,.0f} per CPU s; "

@@ -71,7 +71,10 @@ def test_cached_hashing_features_give_the_uncached_vectors() -> None:
     want = np.zeros((len(texts), emb.dim))
     for row, text in enumerate(texts):
         for tok in tokens(text):
-            for feat in emb._features(tok):
+            feats = ["w:" + tok]  # the word, and an ASCII word's 3-5-grams of "<token>"
+            if len(tok) > 3 and tok.isascii():
+                feats += ["g:" + f"<{tok}>"[i : i + n] for n in (3, 4, 5) for i in range(len(tok) + 3 - n)]
+            for feat in feats:
                 h = zlib.crc32(feat.encode("utf-8"))
                 weight = 1.0 if feat[0] == "w" else 0.3
                 want[row, h % emb.dim] += weight if (h >> 31) & 1 else -weight

@@ -31,19 +31,10 @@ class HashingEmbedder(Embedder):
         # arrays: a text's features are copied in C and reach numpy without a conversion
         self._columns: dict[str, tuple[array[int], array[float]]] = {}
 
-    def _features(self, tok: str) -> list[str]:
-        """A token's features as text: what ``_token`` hashes (it continues each CRC from its
-        "w:"/"g:" prefix's over the token's bytes, the same value)."""
-        feats = ["w:" + tok]
-        if len(tok) > 3 and tok.isascii():
-            padded = f"<{tok}>"
-            feats.extend("g:" + padded[i : i + n] for n in (3, 4, 5) for i in range(len(padded) - n + 1))
-        return feats
-
     def _token(self, tok: str) -> tuple[array[int], array[float]]:
         hit = self._columns.get(tok)
         if hit is None:
-            # _features: the word ("w:" + token, weight 1) and, for an ASCII token of four or more
+            # features: the word ("w:" + token, weight 1) and, for an ASCII token of four or more
             # letters, the 3-, 4- and 5-grams of "<token>" ("g:" + gram, weight 0.3); each is hashed
             # (CRC-32, continued from its prefix's) to a column, its top bit giving the sign
             enc = tok.encode("utf-8")
