@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 import sys
 import time
@@ -24,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_core import entity_names, make_queries, pct  # noqa: E402
+from bench_core import pct  # noqa: E402
+from bench_recall_scale import workload  # noqa: E402
 
 import trulymem.recall.config as recall_config  # noqa: E402
 from trulymem import TrulyMem  # noqa: E402
@@ -37,11 +37,9 @@ def caps(spec: str, base: RecallConfig) -> RecallConfig:
     return replace(base, fanout_seed=seed, fanout_hop=hop, frontier=frontier)
 
 
-def scale(db: Path, specs: list[str], reps: int, depth: int) -> None:
+def scale(db: Path, specs: list[str], reps: int, depth: int, facts: int, seed: int) -> None:
     os.environ["TRULYMEM_ANN_EXACT"] = ""  # the saved index, as bench_recall_scale.py's "index" setting
-    rng = random.Random(7)  # bench_recall_scale.py's queries
-    names = entity_names(100_000, rng)
-    queries, warmup = make_queries(200, names, rng), make_queries(20, names, rng)
+    _, _, queries, warmup = workload(facts, seed, 200)  # bench_recall_scale.py's queries
     configs = {s: caps(s, RecallConfig()) for s in specs}
     wall: dict[str, list[list[float]]] = {s: [[] for _ in queries] for s in specs}  # per query, per rep
     cpu: dict[str, list[list[float]]] = {s: [[] for _ in queries] for s in specs}
@@ -116,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--db", type=Path, required=True, help="a database bench_recall_scale.py built")
     s.add_argument("--reps", type=int, default=3)
     s.add_argument("--depth", type=int, default=2)
+    s.add_argument("--facts", type=int, default=1_000_000, help="as the database was built with")
+    s.add_argument("--seed", type=int, default=7, help="as the database was built with")
     lo = sub.add_parser("locomo", help="LoCoMo R@10 overall, by category and by conversation")
     lo.add_argument("path")
     lo.add_argument("--split", choices=["tune", "heldout", "all"], default="tune")
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     specs = args.caps.split(",")
     if args.what == "scale":
-        scale(args.db, specs, args.reps, args.depth)
+        scale(args.db, specs, args.reps, args.depth, args.facts, args.seed)
     else:
         locomo(args.path, specs, args.split, [int(d) for d in args.depths.split(",")], args.limit)
     return 0

@@ -146,6 +146,13 @@ def where_time_goes(profile: cProfile.Profile, top: int) -> None:
         print(f"    {100 * tt / total:5.1f}%  own {tt:6.2f} s  cum {ct:6.2f} s  {calls:>8} calls  {short}:{line}({fn})")
 
 
+def workload(facts: int, seed: int, n_queries: int) -> tuple[random.Random, list[str], list[str], list[str]]:
+    """The generator, entity names, queries and warm-up queries of a database of ``facts`` built with ``seed``."""
+    rng = random.Random(seed)
+    names = entity_names(max(10, facts // 10), rng)
+    return rng, names, make_queries(n_queries, names, rng), make_queries(20, names, rng)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--db", type=Path, required=True, help="the database file (built when missing, else reused)")
@@ -160,8 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                          "page cache, which flatters the later runs")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
-    rng = random.Random(args.seed)
-    names = entity_names(max(10, args.facts // 10), rng)
+    rng, names, queries, warmup = workload(args.facts, args.seed, args.queries)  # load() draws from none of them
     if not args.db.exists():
         print(f"loading {args.db} ({args.facts:,} facts) ...", flush=True)
         print("  " + json.dumps(load(args.db, args.facts, names, args.seed)), flush=True)
@@ -170,8 +176,6 @@ def main(argv: list[str] | None = None) -> int:
         print("  " + json.dumps(build_index(args.db)), flush=True)
     built = [Path(str(args.db) + s).read_text() for s in (".load.json", ".index.json") if Path(str(args.db) + s).exists()]
     print(f"{args.db}: {counts(args.db)}; built: {' '.join(built)}; load average {os.getloadavg()[0]:.2f}", flush=True)
-    queries = make_queries(args.queries, names, rng)
-    warmup = make_queries(20, names, rng)
     settings = [("index", True)] + ([("exact", False)] if args.exact else [])
     for label, ann in settings:
         runs = [measure(args.db, make_queries(args.queries, names, rng) if args.new_queries and i else queries,

@@ -293,20 +293,19 @@ def _plan(ctx: ToolContext, inp: IngestInput, read: dict[int, list[str]], defaul
         episode = m.id or f"{session}#{when.isoformat()}#{i}"
         if name_key(episode) in existing:
             raise InvalidInput(f"message {episode!r} is already stored for this user", field=f"messages.{i}.id")
-        at = as_utc(when)
-        link: dict[str, Any] = {"type": "episode", "valid_at": at}
+        link: dict[str, Any] = {"type": "episode", "valid_at": as_utc(when)}
         triplets = [
-            built_triplet(m.speaker, "said", episode, object_type=NodeType.EPISODE, type="episode", valid_at=at),
-            built_triplet(episode, "in_session", session, subject_type=NodeType.EPISODE, type="episode", valid_at=at),
+            built_triplet(m.speaker, "said", episode, object_type=NodeType.EPISODE, **link),
+            built_triplet(episode, "in_session", session, subject_type=NodeType.EPISODE, **link),
         ]
         if session in previous:
-            triplets.append(built_triplet(previous[session], "next_message", episode, type="episode", valid_at=at))
+            triplets.append(built_triplet(previous[session], "next_message", episode, **link))
         for name in mentioned_names(m.text, speakers):
-            triplets.append(built_triplet(episode, "mentions", name, type="episode", valid_at=at))
+            triplets.append(built_triplet(episode, "mentions", name, **link))
             entities.add(name)
         said = stems(m.text)
         topics = topics_in(said) if inp.topics else []
-        triplets.extend(built_triplet(episode, "about", topic_node(t), type="episode", valid_at=at) for t in topics)
+        triplets.extend(built_triplet(episode, "about", topic_node(t), **link) for t in topics)
         in_profiles = profile_topics(m.text, said, topics if inp.topics else None) if inp.profiles else []
         by_model = [t for t in read.get(i, []) if t not in in_profiles]
         triplets.extend(_profile_links(m.speaker, episode, in_profiles, met, profiles.stored, link))
