@@ -42,8 +42,10 @@ FIXTURES = [Path(__file__).with_name("dream_fixture.json"),
             Path(__file__).with_name("dream_fixture_heldout.json"),
             Path(__file__).with_name("dream_fixture_v2.json"),
             Path(__file__).with_name("dream_fixture_v4.json"),
-            Path(__file__).with_name("dream_fixture_v3.json")]
-HELD_OUT = {"dream_fixture_v3.json"}
+            Path(__file__).with_name("dream_fixture_v3.json"),
+            Path(__file__).with_name("dream_fixture_v5.json")]
+# v5 was written for issue 26 by a helper who never saw the code or the other fixtures
+HELD_OUT = {"dream_fixture_v3.json", "dream_fixture_v5.json"}
 
 
 def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:

@@ -87,8 +87,8 @@ def dream(ctx: Ctx, auto: bool, dry_run: bool, undo: bool, run_id: str | None, l
 def _ask(prompt: str) -> str:
     try:
         return str(click.prompt(prompt, default="", show_default=False, prompt_suffix=""))
-    except click.Abort:  # end of input: nothing is applied
-        return "n"
+    except click.Abort:  # end of input (or Ctrl-C): the rest is skipped and nothing is applied
+        raise EOFError from None
 
 
 @main.group()

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, Progress, analyze
+from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, Progress, Review, analyze
 from trulymem.dream.findings import text_of
 from trulymem.dream.llm_merge import merge_with_llm
 from trulymem.dream.policy import Retention, load_retention
@@ -22,9 +22,21 @@ from trulymem.dream.report import (
     no_memories,
     proposed,
     report,
+    review_line,
     summary,
 )
-from trulymem.dream.run import Applied, Choice, apply_dream, dream_lock, interrupted, undo_dream
+from trulymem.dream.plan import analysis_json, check_plan, decisions_from, plan_id
+from trulymem.dream.run import (
+    Applied,
+    Choice,
+    Decisions,
+    ReviewChoice,
+    apply_dream,
+    dream_lock,
+    interrupted,
+    kept_apart,
+    undo_dream,
+)
 from trulymem.dream.vectors import CachedEmbedder
 from trulymem.embed import Embedder, get_embedder
 from trulymem.errors import ConfigError, InvalidInput
@@ -32,8 +44,9 @@ from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM
 from trulymem.memories import MemoryItem, iter_memories
 
-__all__ = ["Analysis", "Applied", "DreamResult", "DreamSettings", "Retention", "analyze", "apply_dream",
-           "current_branch", "dream_embedder", "load_retention", "result_json", "run_dream", "undo_dream"]
+__all__ = ["Analysis", "Applied", "Decisions", "DreamResult", "DreamSettings", "Retention", "analysis_json", "analyze",
+           "apply_dream", "check_plan", "current_branch", "decisions_from", "dream_embedder", "kept_apart",
+           "load_retention", "plan_id", "result_json", "run_dream", "undo_dream"]
 
 Status = Literal["no_memories", "nothing_to_do", "dry_run", "cancelled", "applied"]
 
@@ -45,20 +58,6 @@ class DreamResult:
     analysis: Analysis | None = None
     applied: Applied | None = None
     warnings: list[str] = field(default_factory=list)
-
-
-def analysis_json(a: Analysis | None) -> dict[str, Any] | None:
-    if a is None:
-        return None
-    return {
-        "memories": a.memories,
-        "merges": [{"ids": [m.id for m in g.items], "merged": g.merged, "type": g.type, "confidence": g.confidence,
-                    "similarity": g.similarity} for g in a.merges],
-        "conflicts": [{"a": c.a.id, "b": c.b.id, "a_text": c.a.memory, "b_text": c.b.memory, "topic": c.topic,
-                       "suggested": c.winner, "why": c.why} for c in a.conflicts],
-        "prunes": [{"id": p.item.id, "text": p.item.memory, "type": p.type, "age_days": p.age_days,
-                    "reason": p.reason} for p in a.prunes],
-    }
 
 
 def result_json(r: DreamResult) -> dict[str, Any]:
@@ -128,13 +127,52 @@ def _ask_conflict(c: Contradiction, i: int, n: int, ask: Callable[[str], str], e
         emit("Please answer A, B or skip.")
 
 
+def _ask_review(r: Review, i: int, n: int, ask: Callable[[str], str], emit: Callable[[str], None]) -> ReviewChoice:
+    emit("")
+    emit(f"Review {i + 1} of {n}: {review_line(r)}")
+    for side, m in (("A", r.a), ("B", r.b)):
+        emit(f"  {side}: {m.memory}  ({m.created_at.date().isoformat()}, confidence {m.confidence:g})")
+    emit(f"  merged would read: {r.merge.merged}")
+    while True:
+        answer = ask("Merge them, keep both, or skip for now? [merge/keep/skip]: ").strip().casefold()
+        if answer in ("", "skip", "s"):
+            return None
+        if answer in ("merge", "m", "keep", "k"):
+            return "merge" if answer.startswith("m") else "keep"
+        emit("Please answer merge, keep or skip.")
+
+
+def _ask_all(analysis: Analysis, ask: Callable[[str], str], emit: Callable[[str], None]) -> Decisions | None:
+    """Each conflict, then each pair to review, one by one, then ``Apply? [Y/n]``; ``None``
+    when the person said no. End of input skips what is left and cancels."""
+    d = Decisions()
+    try:
+        for i, c in enumerate(analysis.conflicts):
+            d.conflicts[i] = _ask_conflict(c, i, len(analysis.conflicts), ask, emit)
+        for i, r in enumerate(analysis.reviews):
+            d.reviews[i] = _ask_review(r, i, len(analysis.reviews), ask, emit)
+        if analysis.conflicts or analysis.reviews:
+            emit("")
+        answer = ask(f"{proposed(analysis)} Apply? [Y/n] ").strip().casefold()
+        while answer not in ("", "y", "yes", "n", "no"):
+            emit("Please answer y or n.")
+            answer = ask("Apply? [Y/n] ").strip().casefold()
+    except EOFError:
+        emit("")
+        emit("End of input: the remaining questions are skipped.")
+        return None
+    return None if answer in ("n", "no") else d
+
+
 def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: bool = False, dry_run: bool = False,
               ask: Callable[[str], str] | None = None, emit: Callable[[str], None] = print,
               branch: str | None = None, settings: DreamSettings | None = None,
               llm: LLM | None = None, progress: Progress | None = None,
               embedder: Embedder | str | None = "auto") -> DreamResult:
     """The whole pass. Interactive unless ``auto`` or ``dry_run``: ``ask(prompt)`` reads
-    one answer (conflict choices, then ``Apply? [Y/n]``). With ``llm`` the merged
+    one answer (conflict choices, then merge / keep / skip per pair to review, then
+    ``Apply? [Y/n]``; ``EOFError`` from it skips the rest and cancels). Without a model
+    only memories provably the same are merged; ``auto`` never applies a pair to review. With ``llm`` the merged
     texts are written by the model, and it judges the pairs the rules cannot decide.
     ``progress(what, done, total)`` hears about the fetch and the analysis (a progress bar).
     ``embedder`` finds paraphrases: ``auto`` is the multilingual sentence encoder, whatever
@@ -165,7 +203,10 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
         emit(no_memories(project))
         return result
     semantic = _cached(dream_embedder(embedder, mem.embedder), mem, items, progress)
-    analysis = analyze(items, retention, now, embedder=semantic, settings=settings, progress=progress, llm=llm)
+    with mem.store.transaction(write=False):
+        kept = kept_apart(mem.store, scope)
+    analysis = analyze(items, retention, now, embedder=semantic, settings=settings, progress=progress, llm=llm,
+                       kept=kept)
     result.analysis = analysis
     result.warnings += analysis.warnings
     if llm is not None and analysis.merges:
@@ -191,22 +232,14 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
         raise ValueError("an interactive dream needs ask(); use auto=True or dry_run=True otherwise")
     with dream_lock(mem.store, scope):
         emit(report(analysis))
-        choices: dict[int, Choice] = {}
-        for i, c in enumerate(analysis.conflicts):
-            choices[i] = _ask_conflict(c, i, len(analysis.conflicts), ask, emit)
-        if analysis.conflicts:
-            emit("")
-        answer = ask(f"{proposed(analysis)} Apply? [Y/n] ").strip().casefold()
-        while answer not in ("", "y", "yes", "n", "no"):
-            emit("Please answer y or n.")
-            answer = ask("Apply? [Y/n] ").strip().casefold()
-        if answer in ("n", "no"):
+        decided = _ask_all(analysis, ask, emit)
+        if decided is None:
             emit(CANCELLED)
             result.status = "cancelled"
             return result
         ctx.now = mem.clock()
-        result.applied = apply_dream(ctx, analysis, choices, branch=branch)
+        result.applied = apply_dream(ctx, analysis, decided, branch=branch)
     a = result.applied
-    emit(summary(a.merged, a.pruned, a.resolved, a.skipped))
+    emit(summary(a.merged, a.pruned, a.resolved, a.skipped, a.reviewed, len(a.kept)))
     result.status = "applied"
     return result

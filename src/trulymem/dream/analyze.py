@@ -6,22 +6,24 @@ memories are never candidates for anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from weakref import WeakKeyDictionary
 
 from trulymem.dream.contradictions import contradiction, find_contradictions
-from trulymem.dream.duplicates import duplicate_candidates, merge_groups
+from trulymem.dream.duplicates import duplicate_candidates, merge_groups, reviews
 from trulymem.dream.findings import (
     Analysis,
     Contradiction,
     DreamSettings,
     Merge,
     PruneCandidate,
+    Review,
     describe,
     kind_of,
     text_of,
 )
+from trulymem.dream.gate import Gated, gate, veto_conflict
 from trulymem.dream.judge import FrameSimilarity, Judged, judge
 from trulymem.dream.model_judge import judge_with_llm
 from trulymem.dream.policy import Retention
@@ -31,7 +33,7 @@ from trulymem.embed import Embedder
 from trulymem.llm.base import LLM
 from trulymem.memories import MemoryItem
 
-__all__ = ["Analysis", "Contradiction", "DreamSettings", "Merge", "PruneCandidate", "analyze", "has_unique_info",
+__all__ = ["Analysis", "Contradiction", "DreamSettings", "Merge", "PruneCandidate", "Review", "analyze", "has_unique_info",
            "kind_of"]
 
 
@@ -43,7 +45,8 @@ JUDGE_CACHES: WeakKeyDictionary[LLM, dict[tuple[str, str], str]] = WeakKeyDictio
 
 def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
             embedder: Embedder | None = None, settings: DreamSettings | None = None,
-            progress: Progress | None = None, llm: LLM | None = None) -> Analysis:
+            progress: Progress | None = None, llm: LLM | None = None,
+            kept: Collection[frozenset[str]] = ()) -> Analysis:
     """Retention first (an expired memory is pruned, never merged or argued over), then
     contradictions among the rest, pinned memories included (they are never changed
     without a person's choice), then duplicates among what is neither pinned nor in a
@@ -58,19 +61,27 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     sets = [{CANON.get(t, t) for t in s if t not in GENERIC} for s in seqs]
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
     step("Analysing: contradictions", 1, 4)
-    conflicts, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings)
+    found, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings)
+    conflicts, same = _vet(found, rest)
     held = {m.id for c in conflicts for m in (c.a, c.b)}
     # every pair that looks alike is judged, pinned memories included (a pinned memory can be
     # contradicted, never merged): only duplicates merge; a clash of values or of negation is a
     # conflict, another value of a many-valued thing is nothing
     step("Analysing: duplicates", 2, 4)
-    sims, lexical = duplicate_candidates(rest, sets, df, held, distinct, cfg, embedder, wide=llm is not None)
+    # without a model the wider net's pairs go to a person, never straight to a conflict
+    sims, lexical, wide_only = duplicate_candidates(rest, sets, df, held, distinct, cfg, embedder, wide=True)
+    for pair in same:
+        sims[pair] = 1.0
     step("Analysing: judging pairs", 3, 4)
     frames = _frame_similarity(embedder)
-    verdicts = {pair: judge(rest[pair[0]].memory, rest[pair[1]].memory, frames,
-                            None if pair in lexical else sims[pair]) for pair in sims}
+    verdicts: dict[tuple[int, int], Judged | Gated] = {
+        pair: "duplicate" if pair in same else judge(rest[pair[0]].memory, rest[pair[1]].memory, frames,
+                                                     None if pair in lexical else sims[pair]) for pair in sims}
     if llm is not None:
-        verdicts, out.warnings = _ask_model(rest, verdicts, lexical, llm)
+        verdicts, out.warnings = _ask_model(rest, verdicts, lexical, llm)  # type: ignore[arg-type]
+    else:  # no model: merge only what is provably one fact, the rest alike goes to a person
+        verdicts = {pair: gate(rest[pair[0]].memory, rest[pair[1]].memory, v, sure=pair not in wide_only)
+                    for pair, v in verdicts.items()}
     conflicts += [contradiction(rest[i], rest[j]) for (i, j), v in verdicts.items() if v == "contradiction"]
     free = [k for k, m in enumerate(rest) if not m.pinned]
     at = {k: n for n, k in enumerate(free)}
@@ -82,9 +93,28 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     held = {m.id for c in conflicts for m in (c.a, c.b)}
     out.merges = merge_groups(live, live_sets, dups, held)
     held |= {m.id for g in out.merges for m in g.items}
+    asked = [((at[i], at[j]), sims[(i, j)]) for (i, j), v in verdicts.items() if v == "review" and i in at and j in at
+             and frozenset((rest[i].id, rest[j].id)) not in kept]
+    out.reviews, out.reviews_more = reviews(live, live_sets, asked, held, cfg.max_reviews)
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     step("Analysed", 4, 4)
     return out
+
+
+def _vet(found: list[Contradiction], rest: Sequence[MemoryItem]) -> tuple[list[Contradiction], set[tuple[int, int]]]:
+    """The rules' conflicts less those that are not one: two wordings of one fact (returned
+    as pairs to merge) or two facts (about different people, another value of a many-valued
+    thing, a rule next to a statement about something else)."""
+    at = {m.id: k for k, m in enumerate(rest)}
+    kept, same = [], set()
+    for c in found:
+        verdict = veto_conflict(c.a.memory, c.b.memory)
+        if verdict is None:
+            kept.append(c)
+        elif verdict == "duplicate":
+            i, j = sorted((at[c.a.id], at[c.b.id]))
+            same.add((i, j))
+    return kept, same
 
 
 def _ask_model(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], Judged], lexical: set[tuple[int, int]],

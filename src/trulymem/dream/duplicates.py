@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
 
-from trulymem.dream.findings import DreamSettings, Merge, block_of, kind_of, text_of
+from trulymem.dream.findings import DreamSettings, Merge, Review, block_of, kind_of, text_of
 from trulymem.dream.similarity import similar_pairs, words
 from trulymem.embed import Embedder
 from trulymem.memories import MEMORY_RELATION, MemoryItem
@@ -17,11 +18,12 @@ from trulymem.text import relation_key
 
 def duplicate_candidates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[str, int], held: set[str],
                          distinct: set[tuple[str, str]], cfg: DreamSettings, embedder: Embedder | None,
-                         wide: bool = False) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
+                         wide: bool = False) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]],
+                                                      set[tuple[int, int]]]:
     """Pairs that look alike, by wording (prefix-filtered Jaccard) or by meaning (a
-    semantic embedder's neighbours), with their similarity, not yet judged; and which of
-    them look alike by wording. ``wide``: a model will check the pairs found by meaning,
-    so take more of them (``model_floor``)."""
+    semantic embedder's neighbours), with their similarity, not yet judged; which of
+    them look alike by wording; and which were found only by taking more neighbours
+    (``wide``: a model or a person will check those, ``model_floor``)."""
     blocks = [block_of(m) for m in live]
     sims: dict[tuple[int, int], float] = {}
     for i, j, s in similar_pairs(sets, cfg.dup_threshold, blocks, df, max_postings=cfg.max_postings):
@@ -29,10 +31,13 @@ def duplicate_candidates(live: Sequence[MemoryItem], sets: list[set[str]], df: d
                 and s >= cfg.dup_threshold:
             sims[(i, j)] = s
     lexical = set(sims)
+    wide_only: set[tuple[int, int]] = set()
     if embedder is not None and embedder.semantic:  # a hashing embedder's cosine only restates word overlap
-        for pair, c in _semantic_pairs(live, blocks, held, distinct, embedder, cfg, wide).items():
+        for pair, (c, close) in _semantic_pairs(live, blocks, held, distinct, embedder, cfg, wide).items():
+            if not close and pair not in sims:
+                wide_only.add(pair)
             sims[pair] = max(c, sims.get(pair, 0.0))
-    return sims, lexical
+    return sims, lexical, wide_only
 
 
 def merge_groups(live: Sequence[MemoryItem], sets: list[set[str]], sims: dict[tuple[int, int], float],
@@ -46,6 +51,21 @@ def merge_groups(live: Sequence[MemoryItem], sets: list[set[str]], sims: dict[tu
         merges.append(_merge(members, [sets[k] for k in group], worst))
     merges.sort(key=lambda g: (kind_of(g.items[0]), g.items[0].created_at, g.items[0].id))
     return merges
+
+
+def reviews(live: Sequence[MemoryItem], sets: list[set[str]], pairs: list[tuple[tuple[int, int], float]],
+            held: set[str], cap: int) -> tuple[list[Review], int]:
+    """The pairs a person decides, most alike first: none with a memory already merged or
+    waiting in a conflict (one decision per memory per run); and how many more there are."""
+    usable = sorted(((p, s) for p, s in pairs if live[p[0]].id not in held and live[p[1]].id not in held),
+                    key=lambda ps: (-ps[1], live[ps[0][0]].id, live[ps[0][1]].id))
+    out = []
+    for (i, j), s in usable[:cap]:
+        a, b = sorted((live[i], live[j]), key=lambda m: (m.created_at, m.id))
+        out.append(Review(a=a, b=b, similarity=round(s, 3), why="alike in meaning, not provably the same fact",
+                          merge=replace(_merge([live[i], live[j]], [sets[i], sets[j]], s), reviewed=True)))
+    out.sort(key=lambda r: (kind_of(r.a), r.a.created_at, r.a.id, r.b.id))
+    return out, max(0, len(usable) - cap)
 
 
 def _key(a: MemoryItem, b: MemoryItem) -> tuple[str, str]:
@@ -69,13 +89,14 @@ def complete_linkage(sims: dict[tuple[int, int], float]) -> list[list[int]]:
 
 
 def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str], distinct: set[tuple[str, str]],
-                    embedder: Embedder, cfg: DreamSettings, wide: bool) -> dict[tuple[int, int], float]:
+                    embedder: Embedder, cfg: DreamSettings, wide: bool) -> dict[tuple[int, int], tuple[float, bool]]:
     """Paraphrases with few words in common ("Alembic for DB migrations" / "migrations
     are written with Alembic"), as candidates for the judge: each other's nearest
     neighbour, clearly closer than their other neighbours (a margin over the mean of the
     next few, as in bitext mining) and not far in absolute terms; or one of the other's two
-    nearest and close (``cosine_threshold``)."""
-    out: dict[tuple[int, int], float] = {}
+    nearest and close (``cosine_threshold``; ``model_floor`` when ``wide``). Each with
+    whether it is close enough without ``wide``."""
+    out: dict[tuple[int, int], tuple[float, bool]] = {}
     groups: dict[str, list[int]] = defaultdict(list)
     for i, block in enumerate(blocks):
         if live[i].id not in held:
@@ -91,10 +112,12 @@ def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str
                 c = float(norm[x] @ norm[y])
                 mutual = rank == 0 and int(top[y][0]) == x and c >= cfg.semantic_floor and \
                     c / max(float(knn[x] + knn[y]) / 2, 1e-6) >= cfg.semantic_margin
-                if mutual or (rank <= 1 and c >= (cfg.model_floor if wide else cfg.cosine_threshold)):
+                close = mutual or (rank <= 1 and c >= cfg.cosine_threshold)
+                if close or (wide and rank <= 1 and c >= cfg.model_floor):
                     i, j = members[x], members[y]
+                    key = (min(i, j), max(i, j))
                     if _key(live[i], live[j]) not in distinct:
-                        out[(min(i, j), max(i, j))] = round(c, 3)
+                        out[key] = (round(c, 3), close or out.get(key, (0.0, False))[1])
     return out
 
 

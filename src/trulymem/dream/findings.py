@@ -22,6 +22,7 @@ class Merge:
     type: str
     confidence: float
     similarity: float
+    reviewed: bool = False    # a pair a person chose to merge on review
 
 
 @dataclass
@@ -31,6 +32,17 @@ class Contradiction:
     topic: str
     winner: Literal["A", "B"]
     why: str
+
+
+@dataclass
+class Review:
+    """Two memories alike in meaning but not provably one fact: a person (or a model)
+    decides — merge them, keep both, or skip for now."""
+    a: MemoryItem
+    b: MemoryItem
+    similarity: float
+    why: str
+    merge: Merge  # what merging them would write
 
 
 @dataclass
@@ -47,6 +59,8 @@ class Analysis:
     merges: list[Merge] = field(default_factory=list)
     conflicts: list[Contradiction] = field(default_factory=list)
     prunes: list[PruneCandidate] = field(default_factory=list)
+    reviews: list[Review] = field(default_factory=list)
+    reviews_more: int = 0  # found beyond the per-run cap
     conflicts_more: int = 0  # found beyond the per-run cap: shown once these are resolved
     warnings: list[str] = field(default_factory=list)
     # id -> updated_at when analysed: apply refuses if any of them changed since
@@ -54,7 +68,7 @@ class Analysis:
 
     @property
     def empty(self) -> bool:
-        return not (self.merges or self.conflicts or self.prunes)
+        return not (self.merges or self.conflicts or self.prunes or self.reviews)
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,7 @@ class DreamSettings:
     model_floor: float = 0.35       # with a chat model: each memory's two nearest this close go to it too
     semantic_block_limit: int = 50_000  # larger blocks: lexical candidates only (the pass is O(n²))
     max_conflicts: int = 50         # conflicts shown per run, most confident and recent first
+    max_reviews: int = 100          # pairs to review shown per run, most alike first
     max_postings: int = 400         # a term in more memories of one block is boilerplate for blocking
 
 

@@ -14,6 +14,7 @@ from typing import Literal
 
 from trulymem.dream.changes import mentions, replaced_value
 from trulymem.dream.similarity import ABBREVIATIONS, common_ends, negated, without_negation, words
+from trulymem.dream.values import special_values
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_PHRASES, OWNER_WORDS
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
@@ -72,7 +73,9 @@ def _small_number(token: str) -> str:
 
 def values(text: str) -> set[str]:
     """What a memory pins down: numbers (with units), month and day names, Latin-letter
-    names (in Chinese text, every Latin-letter word: "订单存在PostgreSQL里")."""
+    names (in Chinese text, every Latin-letter word: "订单存在PostgreSQL里"). Dates, times and
+    quantities are read first, one key each however written (``dream.values``)."""
+    special, text = special_values(text)
     found = {_small_number(m.group(0).casefold()) for m in _NUMBER.finditer(text)}
     found |= {_small_number(m.group(0)) for m in _ZH_NUMBER.finditer(text)}
     if cjk(text):
@@ -82,7 +85,7 @@ def values(text: str) -> set[str]:
     words_found = {_VALUE_WORDS[m.group(0).casefold()] for m in _VALUE_WORD.finditer(text)}
     # a language or number named in words stands for itself, not as a Latin-letter name too
     found -= {m.group(0).casefold() for m in _VALUE_WORD.finditer(text)}
-    return found | words_found
+    return found | words_found | special
 
 
 def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trulymem.dream.analyze import Analysis, Contradiction, Merge
+from trulymem.dream.analyze import Analysis, Contradiction, Merge, Review
 
 HEADER = "## dream — consolidation report"
 NOTHING_TO_DO = "Dream complete. No duplicate, contradictory, or stale memories found."
@@ -28,8 +28,14 @@ def conflict_line(c: Contradiction) -> str:
     return f'[mem0:{c.a.id}] vs [mem0:{c.b.id}] — "{clip(c.topic)}" [A/B/skip]'
 
 
+def review_line(r: Review) -> str:
+    return f'[mem0:{r.a.id}] ~ [mem0:{r.b.id}] — "{clip(r.a.memory, 45)}" / "{clip(r.b.memory, 45)}" [merge/keep/skip]'
+
+
 def proposed(a: Analysis) -> str:
-    return f"Proposed: {len(a.merges)} merges, {len(a.prunes)} prunes, {len(a.conflicts)} conflicts."
+    """The seed's line; pairs to review, when there are any, named after it."""
+    review = f" {len(a.reviews)} pairs to review." if a.reviews else ""
+    return f"Proposed: {len(a.merges)} merges, {len(a.prunes)} prunes, {len(a.conflicts)} conflicts.{review}"
 
 
 def report(a: Analysis) -> str:
@@ -40,14 +46,22 @@ def report(a: Analysis) -> str:
     if a.conflicts:
         more = [f"  … {a.conflicts_more} more, shown once these are resolved"] if a.conflicts_more else []
         lines += [f"Conflicts ({len(a.conflicts)}):", *(f"  {conflict_line(c)}" for c in a.conflicts), *more, ""]
+    if a.reviews:
+        more = [f"  … {a.reviews_more} more, shown once these are decided"] if a.reviews_more else []
+        lines += [f"Review ({len(a.reviews)}): alike, not provably the same — a person decides",
+                  *(f"  {review_line(r)}" for r in a.reviews), *more, ""]
     if a.prunes:
         lines += [f"Prune ({len(a.prunes)}):",
                   *(f"  [mem0:{p.item.id}] — {p.type}, {p.age_days}d old" for p in a.prunes), ""]
     return "\n".join(lines)
 
 
-def summary(merged: int, pruned: int, resolved: int, skipped: int) -> str:
-    return f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, skipped: {skipped}"
+def summary(merged: int, pruned: int, resolved: int, skipped: int, reviewed: int | None = None,
+            kept: int | None = None) -> str:
+    """The seed's line; what was decided on review, when anything was, after it."""
+    review = f", reviewed: {reviewed} merged, {kept} kept apart" if reviewed or kept else ""
+    return (f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, "
+            f"skipped: {skipped}{review}")
 
 
 def auto_line(project: str, merged: int, pruned: int, skipped: int) -> str:

@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from trulymem.dream.analyze import Analysis
+from trulymem.dream.analyze import Analysis, Merge
 from trulymem.dream.report import REMINDER
 from trulymem.errors import Conflict, NotFound
 from trulymem.locks import process_lock
@@ -28,6 +28,18 @@ LOCK_TTL_S = 30 * 60
 SOURCE = "mem0-dream"
 AUTO_SOURCE = "mem0-dream-auto"
 Choice = Literal["A", "B"] | None
+ReviewChoice = Literal["merge", "keep"] | None
+
+
+@dataclass
+class Decisions:
+    """What a person chose on a report: a side per conflict (by index; missing = skip),
+    per pair to review ``merge`` or ``keep`` (both, for good: not asked again; missing =
+    skip for now), and which proposed merges and prunes (by index) they turned down."""
+    conflicts: dict[int, Choice] = field(default_factory=dict)
+    reviews: dict[int, ReviewChoice] = field(default_factory=dict)
+    skip_merges: set[int] = field(default_factory=set)
+    skip_prunes: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -37,6 +49,8 @@ class Applied:
     pruned: int = 0
     resolved: int = 0
     skipped: int = 0
+    reviewed: int = 0  # of the merges, pairs a person reviewed and chose to merge
+    kept: list[list[str]] = field(default_factory=list)  # pairs to review kept apart for good
     added: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)
     reminder: str | None = None
@@ -128,10 +142,11 @@ FIRST_STEP = 200  # before any pace is known
 PAUSE_S = 0.1
 
 
-def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice], *, branch: str | None,
-                auto: bool = False) -> Applied:
+def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice] | Decisions, *,
+                branch: str | None, auto: bool = False) -> Applied:
     """Apply merges, the chosen side of each conflict (``choices[i]`` for conflict i;
-    missing or ``None`` = skip) and prunes, in the seed's order, as one journaled run.
+    missing or ``None`` = skip), the pairs to review chosen for merging, and prunes, in the
+    seed's order, as one journaled run. ``choices`` may be a whole ``Decisions``.
 
     The run is written in steps of at most ``STEP`` memories (fewer when a step takes
     longer than ``STEP_S``), each one transaction with its journal entries, so other
@@ -143,9 +158,12 @@ def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice]
     run = Applied(run_id=new_id())
     record = Run(id=run.run_id, kind=KIND, user_id=ctx.scope.user_id or "", agent_id=ctx.scope.agent_id,
                  app_id=ctx.scope.app_id, created_at=now, summary={"state": "applying", "auto": auto})
-    plan = _plan(analysis, choices)
-    unresolved = sum(1 for i in range(len(analysis.conflicts)) if choices.get(i) is None)
-    run.skipped = unresolved
+    decided = choices if isinstance(choices, Decisions) else Decisions(conflicts=dict(choices))
+    plan = _plan(analysis, decided)
+    unresolved = sum(1 for i in range(len(analysis.conflicts)) if decided.conflicts.get(i) is None)
+    run.kept = [sorted((r.a.id, r.b.id)) for k, r in enumerate(analysis.reviews) if decided.reviews.get(k) == "keep"]
+    run.skipped = unresolved + len(decided.skip_merges) + len(decided.skip_prunes) + \
+        sum(1 for k in range(len(analysis.reviews)) if decided.reviews.get(k) is None)
     seq, budget = 0, min(STEP, FIRST_STEP)
     with store.transaction(write=False):
         _check_unchanged(store, analysis)  # the report still holds: else nothing is applied
@@ -155,7 +173,7 @@ def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice]
         with store.transaction():
             started = time.perf_counter()  # once the lock is held: waiting for it is not holding it
             journal = _Journal(store)
-            _apply_step(ctx, journal, analysis, step, branch, run)
+            _apply_step(ctx, journal, analysis, plan.groups, step, branch, run)
             if last and auto and unresolved:
                 run.reminder = _remind(ctx, journal, unresolved, branch)
             if ctx.embedder is not None:
@@ -163,7 +181,8 @@ def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice]
             changes = journal.changes()
             if last:
                 record.summary = {"state": "done", "merged": run.merged, "pruned": run.pruned,
-                                  "resolved": run.resolved, "skipped": run.skipped, "auto": auto}
+                                  "resolved": run.resolved, "skipped": run.skipped, "auto": auto,
+                                  "reviewed": run.reviewed, "kept": run.kept}
             store.save_run(record, changes, first_seq=seq)
             seq += len(changes)
         if last:
@@ -180,7 +199,7 @@ def _next_budget(size: int, elapsed: float) -> int:
 
 @dataclass
 class _Step:
-    merges: list[int] = field(default_factory=list)      # indexes into analysis.merges
+    merges: list[int] = field(default_factory=list)      # indexes into the plan's groups
     resolves: list[tuple[str, str]] = field(default_factory=list)  # (loser, winner)
     prunes: list[str] = field(default_factory=list)
     used: int = 0  # memories it changes
@@ -191,6 +210,7 @@ class _Plan:
     """The run's changes in the seed's order (merges, then resolved conflicts, then
     prunes), handed out a step at a time."""
     units: list[tuple[str, Any, int]]  # kind, what, memories changed
+    groups: list[Merge]  # the merges to make: proposed ones not turned down, then reviewed ones chosen
     pos: int = 0
 
     def done(self) -> bool:
@@ -215,28 +235,30 @@ class _Plan:
         return step
 
 
-def _plan(a: Analysis, choices: dict[int, Choice]) -> _Plan:
-    units: list[tuple[str, Any, int]] = [("merge", k, len(g.items)) for k, g in enumerate(a.merges)]
+def _plan(a: Analysis, d: Decisions) -> _Plan:
+    groups = [g for k, g in enumerate(a.merges) if k not in d.skip_merges]
+    groups += [r.merge for k, r in enumerate(a.reviews) if d.reviews.get(k) == "merge"]
+    units: list[tuple[str, Any, int]] = [("merge", k, len(g.items)) for k, g in enumerate(groups)]
     for i, c in enumerate(a.conflicts):
-        if choices.get(i) is not None:
-            winner, loser = (c.a, c.b) if choices[i] == "A" else (c.b, c.a)
+        if d.conflicts.get(i) is not None:
+            winner, loser = (c.a, c.b) if d.conflicts[i] == "A" else (c.b, c.a)
             units.append(("resolve", (loser.id, winner.id), 1))
-    units += [("prune", p.item.id, 1) for p in a.prunes]
-    return _Plan(units)
+    units += [("prune", p.item.id, 1) for k, p in enumerate(a.prunes) if k not in d.skip_prunes]
+    return _Plan(units, groups)
 
 
-def _apply_step(ctx: ToolContext, journal: _Journal, a: Analysis, step: _Step, branch: str | None,
-                run: Applied) -> None:
+def _apply_step(ctx: ToolContext, journal: _Journal, a: Analysis, groups: list[Merge], step: _Step,
+                branch: str | None, run: Applied) -> None:
     """One step's changes, leaving out any memory someone else changed since the report."""
     store, now = ctx.store, ctx.now
-    ids = [m.id for k in step.merges for m in a.merges[k].items] + [x for x, _ in step.resolves] + step.prunes
+    ids = [m.id for k in step.merges for m in groups[k].items] + [x for x, _ in step.resolves] + step.prunes
     moved = _changed_since(store, a, ids + [w for _, w in step.resolves])
-    merges = [k for k in step.merges if not {m.id for m in a.merges[k].items} & moved]
+    merges = [k for k in step.merges if not {m.id for m in groups[k].items} & moved]
     resolves = [(x, w) for x, w in step.resolves if x not in moved and w not in moved]
     prunes = [x for x in step.prunes if x not in moved]
     run.skipped += len(step.merges) - len(merges) + len(step.resolves) - len(resolves) + len(step.prunes) - len(prunes)
-    journal.touch([m.id for k in merges for m in a.merges[k].items] + [x for x, _ in resolves] + prunes)
-    _apply_merges(ctx, journal, a, merges, branch, run)
+    journal.touch([m.id for k in merges for m in groups[k].items] + [x for x, _ in resolves] + prunes)
+    _apply_merges(ctx, journal, groups, merges, branch, run)
     if resolves:
         store.supersede_facts(resolves, now)
         run.resolved += len(resolves)
@@ -247,14 +269,14 @@ def _apply_step(ctx: ToolContext, journal: _Journal, a: Analysis, step: _Step, b
         run.retired += prunes
 
 
-def _apply_merges(ctx: ToolContext, journal: _Journal, analysis: Analysis, which: list[int], branch: str | None,
-                  run: Applied) -> None:
+def _apply_merges(ctx: ToolContext, journal: _Journal, all_groups: list[Merge], which: list[int],
+                  branch: str | None, run: Applied) -> None:
     """Retire the merged members, write each group's merged memory in its members' namespace
     (one commit per namespace), then point the members at what replaced them."""
     store, now = ctx.store, ctx.now
     if not which:
         return
-    groups = {k: analysis.merges[k] for k in which}
+    groups = {k: all_groups[k] for k in which}
     members = journal.touch([m.id for g in groups.values() for m in g.items])
     store.invalidate_facts([m.id for g in groups.values() for m in g.items], now)  # first: a merged text may equal one
     by_scope: dict[Scope, list[tuple[int, TripletIn]]] = {}
@@ -278,13 +300,14 @@ def _apply_merges(ctx: ToolContext, journal: _Journal, analysis: Analysis, which
     store.supersede_facts([(m.id, new[k]) for k, g in groups.items() for m in g.items], now)
     for k, g in groups.items():
         run.merged += 1
+        run.reviewed += g.reviewed
         run.added.append(new[k])
         run.retired += [m.id for m in g.items]
 
 
 def _check_unchanged(store: Store, a: Analysis) -> None:
     ids = [m.id for g in a.merges for m in g.items] + [m.id for c in a.conflicts for m in (c.a, c.b)] + \
-        [p.item.id for p in a.prunes]
+        [p.item.id for p in a.prunes] + [m.id for r in a.reviews for m in (r.a, r.b)]
     for i in sorted(_changed_since(store, a, ids)):
         raise Conflict(f"memory {i} changed since the report was made; run the dream again", field="memories")
 
@@ -315,6 +338,13 @@ def _remind(ctx: ToolContext, journal: _Journal, n: int, branch: str | None) -> 
     if old:
         _retire(ctx.store, journal, list(old), ctx.now, superseded_by=new)
     return new
+
+
+def kept_apart(store: Store, scope: Scope) -> set[frozenset[str]]:
+    """Pairs a person reviewed and kept as two memories, in runs not undone: not asked again."""
+    runs = [r for r in store.runs(scope.user_id or "", KIND, limit=1000)
+            if r.app_id == scope.app_id and r.agent_id == scope.agent_id and r.undone_at is None]
+    return {frozenset(p) for r in runs for p in r.summary.get("kept", []) if isinstance(p, list) and len(p) == 2}
 
 
 def interrupted(store: Store, scope: Scope) -> Run | None:

@@ -1,0 +1,118 @@
+"""What may change without a person or a model: a merge only of two memories that are
+provably the same — the same values once normalised, the same people, the same
+polarity, the same content words (synonyms as one) — and never a conflict between
+two that are provably the same, about different people, or two values of a
+many-valued thing. Everything else that looks alike goes to *review*.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Literal
+
+from trulymem.dream.judge import Judged, cjk, opposite, values
+from trulymem.dream.similarity import negated, without_negation, words
+from trulymem.dream.values import _EN_NUMBER, kin_differs, special_values, zh_number
+from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS
+
+Gated = Literal["duplicate", "contradiction", "distinct", "review"]
+
+# Synonyms that only identity needs (the judge's CANON covers the rest): one key each.
+_SAME = {w: g.split()[0] for g in (
+    "birthday born birth 生日 出生", "job work works worked profession occupation 工作", "employer company",
+    "live lives living resides reside based 住", "home house", "prefer like likes love enjoy fond favor",
+    "pet pets", "kid kids child children", "begin start starts started", "often frequently",
+    "database db", "repository repo", "use uses using used rely relies", "via through", "every each 每",
+) for w in words(g) + g.split()}
+# Verbs and phrases whose objects add up: two objects are two facts, never a disagreement.
+_MANY_EN = MULTI_VALUED | frozenset(words("listen listens listened speak speaks own owns visit visited collect play "
+                                           "plays allergic allergy"))
+_MANY_ZH = ("会说", "会讲", "养了", "养着", "养", "去过", "听", "过敏", "喜欢", "爱好", "会用", "有")
+_NUMBER_WORDS = frozenset(_EN_NUMBER) - {"a", "an"}
+
+
+@lru_cache(maxsize=131_072)
+def content(text: str) -> frozenset[str]:
+    """What a memory says apart from its values and whom it is about: its content words,
+    one key per synonym group, without numbers, negation or filler."""
+    _, rest = special_values(text)
+    out = set()
+    for t in without_negation(words(rest)):
+        if t in GENERIC or t in OWNER_WORDS or t.isdigit() or t in _NUMBER_WORDS or zh_number(t) is not None:
+            continue
+        key = CANON.get(t, t)
+        out.add(_SAME.get(key, _SAME.get(t, key)))
+    return frozenset(out)
+
+
+def provably_same(a: str, b: str) -> bool:
+    """Two memories that say one thing: one language, the same normalised values
+    (``02:00 UTC`` = ``2am UTC``), the same people, the same polarity and markers, and
+    the same content words."""
+    return a == b or (cjk(a) == cjk(b) and values(a) == values(b) and negated(a) == negated(b)
+                      and not opposite(a, b) and not opposite(b, a) and not kin_differs(a, b)
+                      and content(a) == content(b))
+
+
+def _own_both(a: str, b: str) -> bool:
+    ca, cb = content(a), content(b)
+    return bool(ca - cb) and bool(cb - ca)
+
+
+_RAW = re.compile(r"[\w'’-]+|[\u3400-\u9fff]+")
+
+
+def _frame_before_difference(a: str, b: str) -> bool:
+    """A many-valued verb both say before the point where they part ("User [listens to] jazz" /
+    "… lo-fi", "用户[会说]日语" / "…法语"), so what differs is its object, not its subject
+    ("[Dev] owns the ledger service" / "[Hana] owns …")."""
+    la, lb = a.casefold(), b.casefold()
+    split = next((k for k, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+
+    def verb_at(low: str) -> int | None:
+        spots = [low.find(p) for p in _MANY_ZH if p in low]
+        spots += [m.start() for m in _RAW.finditer(low) if (words(m.group(0))[:1] or [""])[0] in _MANY_EN]
+        return min(spots) if spots else None
+    va, vb = verb_at(la), verb_at(lb)
+    return va is not None and vb is not None and va < split and vb < split
+
+
+def _adds_up(a: str, b: str) -> bool:
+    """A many-valued frame ("listens to …", "speaks …", "会说…") with another object on each side."""
+    return cjk(a) == cjk(b) and negated(a) == negated(b) and _own_both(a, b) and _frame_before_difference(a, b)
+
+
+def apart(a: str, b: str) -> str | None:
+    """Why two memories that look alike are two facts, not one or a disagreement: about
+    different people, or another value of a many-valued thing, or a prohibition and an
+    unrelated rule that share a verb ("Never commit .env" / "Always commit the lockfile")."""
+    if kin_differs(a, b):
+        return "about different people"
+    if _adds_up(a, b):
+        return "another value of a many-valued thing"
+    if cjk(a) == cjk(b) and (negated(a) != negated(b) or opposite(a, b)) and _own_both(a, b) \
+            and len(content(a) & content(b)) <= 1:
+        return "a rule and another statement about something else"  # they share no more than a verb
+    return None
+
+
+def gate(a: str, b: str, verdict: Judged, sure: bool = True) -> Gated:
+    """The judge's verdict as far as it can be acted on without a model: merges only of
+    memories provably the same; a pair judged alike but not provably so goes to review.
+    ``sure``: found close enough to stand as a conflict (else a conflict is reviewed too)."""
+    if provably_same(a, b):
+        return "duplicate"
+    if apart(a, b) is not None:
+        return "distinct"
+    if verdict == "contradiction":
+        return "contradiction" if sure else "review"
+    return "distinct" if verdict == "distinct" else "review"
+
+
+def veto_conflict(a: str, b: str) -> Gated | None:
+    """A rule-found conflict that is not one: the same thing said twice (``duplicate``) or
+    two facts (``distinct``); ``None`` keeps it."""
+    if provably_same(a, b):
+        return "duplicate"
+    return "distinct" if apart(a, b) is not None else None

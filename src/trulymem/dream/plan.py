@@ -1,0 +1,123 @@
+"""A dream's plan as clients see it: the analysis as JSON, the plan's id, and a
+person's choices read back from JSON.
+
+The id is a digest of everything the report proposes and of the state of every
+memory it names, so an apply that names it changes exactly what was reviewed:
+a plan made again with another embedder, or over memories changed since, has
+another id and is refused (``Conflict``) instead of applied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from trulymem.dream.findings import Analysis
+from trulymem.dream.run import Choice, Decisions, ReviewChoice
+from trulymem.errors import Conflict, InvalidInput
+
+__all__ = ["analysis_json", "check_plan", "decisions_from", "plan_id"]
+
+
+def analysis_json(a: Analysis | None) -> dict[str, Any] | None:
+    if a is None:
+        return None
+    return {
+        "plan_id": plan_id(a),
+        "memories": a.memories,
+        "merges": [{"ids": [m.id for m in g.items], "texts": [m.memory for m in g.items], "merged": g.merged,
+                    "type": g.type, "confidence": g.confidence, "similarity": g.similarity} for g in a.merges],
+        "conflicts": [{"a": c.a.id, "b": c.b.id, "a_text": c.a.memory, "b_text": c.b.memory, "topic": c.topic,
+                       "suggested": c.winner, "why": c.why} for c in a.conflicts],
+        "review": [{"a": r.a.id, "b": r.b.id, "a_text": r.a.memory, "b_text": r.b.memory, "type": r.merge.type,
+                    "similarity": r.similarity, "why": r.why, "merged": r.merge.merged} for r in a.reviews],
+        "review_more": a.reviews_more,
+        "prunes": [{"id": p.item.id, "text": p.item.memory, "type": p.type, "age_days": p.age_days,
+                    "reason": p.reason} for p in a.prunes],
+    }
+
+
+def plan_id(a: Analysis) -> str:
+    """What the report proposes and the state of each memory it names, as one digest."""
+    named = sorted({m.id for g in a.merges for m in g.items} | {m.id for c in a.conflicts for m in (c.a, c.b)}
+                   | {m.id for r in a.reviews for m in (r.a, r.b)} | {p.item.id for p in a.prunes})
+    body = {"merges": [[[m.id for m in g.items], g.merged] for g in a.merges],
+            "conflicts": [[c.a.id, c.b.id] for c in a.conflicts],
+            "review": [[r.a.id, r.b.id, r.merge.merged] for r in a.reviews],
+            "prunes": [p.item.id for p in a.prunes],
+            "seen": [[i, a.seen[i].isoformat()] for i in named if i in a.seen]}
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    return digest.hexdigest()[:32]
+
+
+def check_plan(a: Analysis, expected: object) -> None:
+    """Refuse to apply anything but the plan the person reviewed."""
+    if expected is None:
+        return
+    if not isinstance(expected, str) or not expected:
+        raise InvalidInput("must be the plan_id of a reviewed report", field="plan_id")
+    if plan_id(a) != expected:
+        raise Conflict("the memories changed since this plan was reviewed (its plan_id no longer matches): "
+                       "review the dream again", field="plan_id")
+
+
+def _pair_keys(pairs: list[tuple[str, str]]) -> dict[str, int]:
+    out = {}
+    for i, (x, y) in enumerate(pairs):
+        out[f"{x}:{y}"] = out[f"{y}:{x}"] = out[str(i)] = i
+    return out
+
+
+def _index(keys: dict[str, int], k: object, field: str, what: str, n: int) -> int:
+    i = keys.get(str(k))
+    if i is None:
+        raise InvalidInput(f"no {what} {k!r} in this plan (there are {n})", field=f"{field}.{k}")
+    return i
+
+
+def _mapping(payload: dict[str, Any], field: str) -> dict[str, Any]:
+    value = payload.get(field) or {}
+    if not isinstance(value, dict):
+        raise InvalidInput("must map items ('<idA>:<idB>' or their number) to a choice", field=field)
+    return value
+
+
+def _id_list(payload: dict[str, Any], field: str) -> list[str]:
+    value = payload.get(field) or []
+    if not isinstance(value, list) or not all(isinstance(v, str | int) for v in value):
+        raise InvalidInput("must be a list of ids (or numbers) from the plan", field=field)
+    return [str(v) for v in value]
+
+
+def decisions_from(payload: dict[str, Any], a: Analysis) -> Decisions:
+    """A person's choices as JSON: ``choices`` (conflict -> A / B / skip), ``review``
+    (pair -> merge / keep / skip), ``skip_merges`` (merges by their first id, their ids
+    joined by ':', or their number) and ``skip_prunes`` (memory ids or numbers). Anything
+    naming an item the plan does not have is refused, naming it."""
+    d = Decisions()
+    conflicts = _pair_keys([(c.a.id, c.b.id) for c in a.conflicts])
+    for k, v in _mapping(payload, "choices").items():
+        i = _index(conflicts, k, "choices", "conflict", len(a.conflicts))
+        choice = str(v).casefold()
+        if choice not in ("a", "b", "skip"):
+            raise InvalidInput("must be A, B or skip", field=f"choices.{k}")
+        d.conflicts[i] = None if choice == "skip" else ("A" if choice == "a" else "B")  # type: Choice
+    reviews = _pair_keys([(r.a.id, r.b.id) for r in a.reviews])
+    for k, v in _mapping(payload, "review").items():
+        i = _index(reviews, k, "review", "pair to review", len(a.reviews))
+        choice = str(v).casefold()
+        if choice not in ("merge", "keep", "skip"):
+            raise InvalidInput("must be merge, keep or skip", field=f"review.{k}")
+        d.reviews[i] = None if choice == "skip" else choice  # type: ignore[assignment]  # ReviewChoice
+    merges: dict[str, int] = {}
+    for i, g in enumerate(a.merges):
+        ids = [m.id for m in g.items]
+        merges.update({ids[0]: i, ":".join(ids): i, str(i): i})
+    d.skip_merges = {_index(merges, k, "skip_merges", "merge", len(a.merges)) for k in _id_list(payload, "skip_merges")}
+    prunes = {p.item.id: i for i, p in enumerate(a.prunes)} | {str(i): i for i in range(len(a.prunes))}
+    d.skip_prunes = {_index(prunes, k, "skip_prunes", "prune", len(a.prunes)) for k in _id_list(payload, "skip_prunes")}
+    return d
+
+
+_ = (ReviewChoice,)  # re-exported type of Decisions.reviews values

@@ -1,0 +1,203 @@
+"""Values written many ways, read as one: times (``02:00 UTC`` = ``2am UTC``,
+``14:30`` = ``2:30 pm`` = ``下午两点半``), dates with their day and month kept apart
+(``March 5`` = ``5 March`` = ``3月5日`` = ``三月五日``, never ``May 3`` / ``5月3日``),
+quantities in one unit (``2 GB`` = ``2048 MB``, ``two weeks`` = ``14 days``), and
+kinship and roles (``哥哥`` is an elder brother, never a ``弟弟``).
+
+``special_values(text)`` returns the canonical keys it found and the text with those
+spans blanked, so the judge's other value readers do not count their digits again.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_MONTHS = {m: k + 1 for k, names in enumerate((
+    "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul", "august aug",
+    "september sep sept", "october oct", "november nov", "december dec")) for m in names.split()}
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ORD = r"(?:st|nd|rd|th)?"
+_ZH_NUM = "零〇一二两三四五六七八九十"
+_ZH_DIGIT = {ch: k for k, ch in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+_EN_NUMBER = {w: k for k, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+                                                       "ninety": 90, "hundred": 100, "a": 1, "an": 1}
+
+
+def zh_number(s: str) -> int | None:
+    """一 … 九十九 (and plain digits): 十五 = 15, 二十 = 20, 两 = 2."""
+    if s.isdigit():
+        return int(s)
+    if not s or any(ch not in _ZH_NUM for ch in s):
+        return None
+    if "十" not in s:
+        return int("".join(str(_ZH_DIGIT[ch]) for ch in s)) if all(ch in _ZH_DIGIT for ch in s) else None
+    tens, _, ones = s.partition("十")
+    t = 1 if not tens else _ZH_DIGIT.get(tens)
+    o = 0 if not ones else _ZH_DIGIT.get(ones)
+    return None if t is None or o is None else t * 10 + o
+
+
+def _num(s: str) -> int | None:
+    s = s.casefold()
+    return int(s) if s.isdigit() else _EN_NUMBER.get(s) if s in _EN_NUMBER else zh_number(s)
+
+
+# --- dates ------------------------------------------------------------------------------
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_EN_MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
+_EN_DM = re.compile(rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?\s+({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
+_ZH_MD = re.compile(rf"(?:([0-9]{{4}})年)?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})月([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})[日号]")
+_EN_MONTH = re.compile(rf"\b(?:in|during|since|until|by)\s+({_MONTH_RE})\b", re.IGNORECASE)
+
+# --- times ------------------------------------------------------------------------------
+_CLOCK = re.compile(r"(?<![\d.:])(\d{1,2}):(\d{2})(?::\d{2})?\s*(a\.?m\.?|p\.?m\.?)?(?![\d:])", re.IGNORECASE)
+_AMPM = re.compile(r"(?<![\d.:])(\d{1,2})\s*(a\.?m\.?|p\.?m\.?)(?![a-z])", re.IGNORECASE)
+_EN_HOUR_WORD = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*"
+                           r"(?:(a\.?m\.?|p\.?m\.?)|o'?clock)(?![a-z])", re.IGNORECASE)
+_NOON = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
+_ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})[点點时]"
+                      rf"(半|一刻|三刻|([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})分?)?")
+_PM_ZH = {"下午", "傍晚", "晚上", "中午"}
+
+# --- quantities -------------------------------------------------------------------------
+# unit -> (dimension, size in the dimension's base unit)
+_UNITS: dict[str, tuple[str, float]] = {}
+for _dim, _table in {
+    "time": {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "毫秒": 0.001, "s": 1, "sec": 1, "secs": 1,
+             "second": 1, "seconds": 1, "秒": 1, "秒钟": 1, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+             "分钟": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600, "小时": 3600,
+             "个小时": 3600, "d": 86400, "day": 86400, "days": 86400, "天": 86400, "日": 86400, "week": 604800,
+             "weeks": 604800, "周": 604800, "星期": 604800, "个星期": 604800, "个月": 2592000, "month": 2592000,
+             "months": 2592000, "year": 31536000, "years": 31536000, "年": 31536000},
+    "bytes": {"kb": 1, "kib": 1, "mb": 1024, "mib": 1024, "gb": 1024 ** 2, "gib": 1024 ** 2, "tb": 1024 ** 3,
+              "tib": 1024 ** 3},
+    "length": {"mm": 0.001, "cm": 0.01, "meter": 1, "meters": 1, "metre": 1, "metres": 1, "米": 1,
+               "km": 1000, "kilometer": 1000, "kilometers": 1000, "kilometres": 1000, "公里": 1000, "千米": 1000,
+               "mile": 1609.344, "miles": 1609.344},
+    "mass": {"gram": 1, "grams": 1, "克": 1, "kg": 1000, "kilo": 1000, "kilos": 1000, "kilogram": 1000,
+             "kilograms": 1000, "公斤": 1000, "千克": 1000, "斤": 500, "lb": 453.592, "lbs": 453.592,
+             "pound": 453.592, "pounds": 453.592},
+}.items():
+    for _u, _size in _table.items():
+        _UNITS[_u] = (_dim, _size)
+_UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+_EN_WORDNUM = "|".join(w for w in _EN_NUMBER if len(w) > 2)
+_QUANTITY = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_EN_WORDNUM}|[{_ZH_NUM}]{{1,3}})(?:\s*|-)({_UNIT_RE})(?![a-z])",
+                       re.IGNORECASE)
+
+# --- kinship and roles ------------------------------------------------------------------
+_KIN_GROUPS = {
+    "brother": "brother brothers bro", "brother:elder": "哥哥 哥 大哥 兄长 elder-brother older-brother big-brother",
+    "brother:younger": "弟弟 弟 younger-brother little-brother", "sister": "sister sisters sis",
+    "sister:elder": "姐姐 姐 大姐 elder-sister older-sister big-sister",
+    "sister:younger": "妹妹 妹 younger-sister little-sister",
+    "mother": "mother mom mum mommy mama 妈妈 母亲 妈 老妈", "father": "father dad daddy papa 爸爸 父亲 爸 老爸",
+    "son": "son sons 儿子", "daughter": "daughter daughters 女儿", "wife": "wife 妻子 老婆 太太",
+    "husband": "husband 丈夫 老公 先生", "spouse": "spouse", "grandmother": "grandmother grandma granny 奶奶 外婆 姥姥",
+    "grandfather": "grandfather grandpa 爷爷 外公 姥爷", "uncle": "uncle 叔叔 舅舅 伯伯 姑父 姨父",
+    "aunt": "aunt auntie 阿姨 姑姑 姨妈 舅妈 婶婶", "cousin": "cousin 表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹",
+    "nephew": "nephew 侄子 外甥", "niece": "niece 侄女 外甥女", "girlfriend": "girlfriend 女朋友 女友",
+    "boyfriend": "boyfriend 男朋友 男友", "roommate": "roommate flatmate 室友", "neighbor": "neighbor neighbour 邻居",
+    "colleague": "colleague coworker co-worker 同事", "boss": "boss manager 老板 经理 上司 领导",
+    "friend": "friend friends 朋友 好友", "child": "kid kids child children 孩子", "partner": "partner 伴侣",
+    "teacher": "teacher 老师", "doctor": "doctor 医生", "dog": "dog 狗", "cat": "cat 猫",
+}
+KIN = {w: k for k, ws in _KIN_GROUPS.items() for w in ws.split()}
+_KIN_EN = re.compile(r"\b(?:(elder|older|big|younger|little)[\s-])?(" + "|".join(
+    sorted((w for w in KIN if w.isascii() and "-" not in w), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+_KIN_ZH = re.compile("|".join(sorted((w for w in KIN if not w.isascii()), key=len, reverse=True)))
+
+
+def kin(text: str) -> frozenset[str]:
+    """The relatives and roles a memory names, one key each ("哥哥" → brother:elder)."""
+    found = set()
+    for m in _KIN_EN.finditer(text):
+        age, word = (m.group(1) or "").casefold(), m.group(2).casefold()
+        found.add(KIN.get(f"{age}-{word}", KIN[word]) if age else KIN[word])
+    found |= {KIN[m.group(0)] for m in _KIN_ZH.finditer(text)}
+    return frozenset(found - {"dog", "cat"})
+
+
+def kin_differs(a: str, b: str) -> bool:
+    """The two name different people ("用户的哥哥" / "用户的弟弟", "my sister" / "my mother");
+    "brother" and "哥哥" are one (the general and the specific)."""
+    ka, kb = kin(a), kin(b)
+    if ka == kb:
+        return False
+
+    def covered(x: frozenset[str], y: frozenset[str]) -> bool:
+        return all(any(k == o or o.startswith(k + ":") or k.startswith(o + ":") for o in y) for k in x)
+    return not (covered(ka, kb) and covered(kb, ka))
+
+
+# --- the reader -------------------------------------------------------------------------
+def _hhmm(h: int, m: int, half: str | None) -> str | None:
+    if half:
+        h = h % 12 + (12 if half.startswith("p") or half in _PM_ZH and h < 12 else 0)
+    if not (0 <= h <= 24 and 0 <= m < 60):
+        return None
+    return f"t:{h % 24:02d}:{m:02d}"
+
+
+def _blank(text: str, span: tuple[int, int]) -> str:
+    return text[:span[0]] + " " * (span[1] - span[0]) + text[span[1]:]
+
+
+@lru_cache(maxsize=131_072)
+def special_values(text: str) -> tuple[frozenset[str], str]:
+    """Dates, times and quantities as canonical keys (``d:03-05``, ``t:14:30``,
+    ``q:time:1209600``), and the text with their spans blanked."""
+    found: set[str] = set()
+    out = text
+
+    def take(pattern: re.Pattern[str], key: object) -> None:
+        nonlocal out
+        for m in list(pattern.finditer(out)):
+            k = key(m)  # type: ignore[operator]
+            if k:
+                found.add(k)
+                out = _blank(out, m.span())
+
+    def date(month: int | None, day: int | None, year: str | None) -> str | None:
+        if month is None or day is None or not (1 <= month <= 12 and 1 <= day <= 31):
+            return None
+        return f"d:{month:02d}-{day:02d}" + (f" y:{year}" if year else "")
+
+    take(_ISO_DATE, lambda m: date(int(m.group(2)), int(m.group(3)), m.group(1)))
+    take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
+    take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
+    take(_ZH_MD, lambda m: date(_num(m.group(2)), _num(m.group(3)), m.group(1)))
+    take(_EN_MONTH, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d}")
+    take(_CLOCK, lambda m: _hhmm(int(m.group(1)), int(m.group(2)), (m.group(3) or "").casefold().replace(".", "")))
+    take(_AMPM, lambda m: _hhmm(int(m.group(1)), 0, m.group(2).casefold().replace(".", "")))
+    take(_EN_HOUR_WORD, lambda m: _hhmm(_EN_NUMBER[m.group(1).casefold()], 0,
+                                        (m.group(2) or "").casefold().replace(".", "") or None))
+    take(_NOON, lambda m: "t:00:00" if m.group(1).casefold() == "midnight" else "t:12:00")
+    take(_ZH_TIME, _zh_time)
+    take(_QUANTITY, _quantity)
+    keys = {k for f in found for k in f.split()}
+    return frozenset(keys), out
+
+
+def _zh_time(m: re.Match[str]) -> str | None:
+    h = _num(m.group(2))
+    rest = m.group(3) or ""
+    minute = 30 if rest == "半" else 15 if rest == "一刻" else 45 if rest == "三刻" else (_num(m.group(4)) or 0) \
+        if m.group(4) else 0
+    if h is None or minute is None:
+        return None
+    return _hhmm(h, minute, m.group(1))
+
+
+def _quantity(m: re.Match[str]) -> str | None:
+    n = m.group(1).casefold()
+    amount = float(n) if n[:1].isdigit() else _num(n)
+    unit = _UNITS.get(m.group(2).casefold()) or _UNITS.get(m.group(2))
+    if amount is None or unit is None:
+        return None
+    dim, size = unit
+    total = amount * size
+    return f"q:{dim}:{int(total) if float(total).is_integer() else round(total, 6)}"
