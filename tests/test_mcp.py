@@ -163,7 +163,8 @@ def test_the_seed_dream_workflow_through_mcp(db_path: Path) -> None:
             texts = sorted(m["memory"] for m in after["results"])
             assert texts == ["Auth DB is PostgreSQL", "Deploy to ECS", "Deploy to Vercel"]
             m = await call("get_memory", memory_id=merged["results"][0]["id"])
-            assert m["metadata"] == {"branch": "main", "source": "mem0-dream"} and m["type"] == "decision"
-            assert m["confidence"] == 0.8 and m["app_id"] == "proj"
+            # the seed reads metadata.type / .pinned / .confidence: there, and at the top level
+            assert m["metadata"] == {"branch": "main", "source": "mem0-dream", "type": "decision", "confidence": 0.8}
+            assert m["type"] == "decision" and m["confidence"] == 0.8 and m["app_id"] == "proj"
 
     anyio.run(main)

@@ -4,7 +4,8 @@ and leaves ``{"field": value}`` or ``{"field": {"<op>": value}}`` with ops
 
 Fields are a memory item's (``user_id``, ``agent_id``, ``app_id``, ``run_id``,
 ``type``, ``memory``, ``created_at``, …) or its metadata (``metadata.key`` or a
-bare ``key`` that is not an item field). Bad filters are one ``InvalidInput``
+bare ``key`` that is not an item field; ``metadata.type`` / ``pinned`` / ``confidence`` /
+``speculation`` read the memory's own fields, as mem0-shaped answers show them). Bad filters are one ``InvalidInput``
 naming the offending path; filters over the caps of ``trulymem.limits`` (conditions,
 nesting, characters) are refused before anything is read.
 
@@ -23,7 +24,7 @@ from typing import Any
 
 from trulymem.errors import InvalidInput
 from trulymem.limits import LIMITS, Limits, shown
-from trulymem.memories import MemoryItem
+from trulymem.memories import MemoryItem, metadata_value
 from trulymem.model import as_utc
 
 OPS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains")
@@ -66,7 +67,7 @@ Test = Callable[[_Row], bool]
 
 def _value(item: MemoryItem, field: str) -> Any:
     if field.startswith("metadata."):
-        return item.metadata.get(field.removeprefix("metadata."))
+        return metadata_value(item, field.removeprefix("metadata."))
     if field in _ITEM_FIELDS:
         return getattr(item, field)
     return item.metadata.get(field)

@@ -24,6 +24,9 @@ from trulymem.text import relation_key
 MEMORY_RELATION = "memory"  # (owner) -[memory]-> (free text)
 EPISODE_TYPE = "episode"
 MAX_PAGE_SIZE = 1000
+# trulymem's own fields of a memory, with their defaults: mem0-shaped answers show each in
+# ``metadata`` where it differs from the default (where mem0 clients and the dream skill read them)
+SHOWN_FIELDS: dict[str, Any] = {"type": None, "pinned": False, "confidence": 1.0, "speculation": False}
 
 
 class MemoryItem(BaseModel):
@@ -53,6 +56,21 @@ class MemoryPage(BaseModel):
     page: int | None = None
     page_size: int
     next_cursor: str | None = None
+
+
+def shown_metadata(m: MemoryItem) -> dict[str, Any]:
+    """A memory's metadata as mem0-shaped answers show it: what was stored with it, plus
+    ``type``, ``pinned``, ``confidence`` and ``speculation`` where they differ from the default."""
+    return {**m.metadata, **{k: getattr(m, k) for k, default in SHOWN_FIELDS.items() if getattr(m, k) != default}}
+
+
+def metadata_value(m: MemoryItem, key: str) -> Any:
+    """``metadata.<key>`` as a filter reads it: the shown metadata's value; for trulymem's own
+    fields, the field's value (its default too, so ``{"metadata.pinned": false}`` matches)."""
+    if key in SHOWN_FIELDS:
+        value = getattr(m, key)
+        return m.metadata.get(key, value) if value == SHOWN_FIELDS[key] else value
+    return m.metadata.get(key)
 
 
 def memory_text(f: Fact) -> str:

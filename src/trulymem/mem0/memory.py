@@ -30,9 +30,6 @@ from trulymem.tools.base import ToolContext, validation_as_invalid
 T = TypeVar("T")
 MEM0_KEYS = ("id", "memory", "hash", "metadata", "score", "created_at", "updated_at")  # mem0's MemoryItem
 PROMOTED = ("user_id", "agent_id", "run_id", "actor_id", "role")  # shown by mem0 where the memory has them
-IN_METADATA: dict[str, Any] = {"type": None, "pinned": False, "confidence": 1.0, "speculation": False,
-                               "app_id": None}
-
 
 class Memory:
     def __init__(self, db: str | Store | None = None, *, user_id: str | None = None, embedder: str | None = None,
@@ -168,12 +165,11 @@ class Memory:
 def mem0_item(item: dict[str, Any], *, score: bool) -> dict[str, Any]:
     """An item with exactly mem0's keys: its seven (``score`` not in ``get_all``'s), then
     the ids, ``actor_id`` and ``role`` where set; trulymem's own fields (type, pinned,
-    confidence, speculation, app_id) go into ``metadata`` where they differ from the
-    default, as mem0 keeps every other stored key there."""
+    confidence, speculation: already in ``metadata`` where set, as every mem0-shaped answer
+    has them) and ``app_id`` in ``metadata``, as mem0 keeps every other stored key there."""
     out = {k: item.get(k) for k in MEM0_KEYS if score or k != "score"}
     out.update({k: item[k] for k in PROMOTED if item.get(k) is not None})
-    meta = {**item.get("metadata", {}), **{k: item[k] for k, default in IN_METADATA.items()
-                                            if item.get(k, default) != default}}
+    meta = {**item.get("metadata", {}), **({"app_id": item["app_id"]} if item.get("app_id") else {})}
     out["metadata"] = meta or None
     return out
 

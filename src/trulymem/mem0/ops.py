@@ -25,7 +25,7 @@ from trulymem.errors import InvalidInput, NotFound
 from trulymem.filters import check_filter, compile_filter, scope_of
 from trulymem.llm.base import LLM, json_reply
 from trulymem.mem0.ids import chain, first_versions, public_id, stored_ids
-from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories
+from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories, shown_metadata
 from trulymem.model import MAX_TEXT, Fact, Scope, to_json
 from trulymem.recall import RecallQuery, recall
 from trulymem.store.base import FactQuery, NodeQuery
@@ -58,9 +58,11 @@ def _role(relation: str, subject: str | None) -> str | None:
 
 def item_dict(m: MemoryItem, score: float | None = None, pid: str | None = None) -> dict[str, Any]:
     """A memory as mem0 shows it: its public id, and ``role``/``actor_id`` at the top level
-    (a free-text memory's role is its subject, user or assistant, unless another is noted)."""
+    (a free-text memory's role is its subject, user or assistant, unless another is noted);
+    ``type``, ``pinned``, ``confidence`` and ``speculation`` both at the top level and, where
+    they differ from the default, in ``metadata`` (where mem0 clients read them)."""
     out = m.model_dump(mode="json")
-    meta = dict(out["metadata"])
+    meta = shown_metadata(m)
     for key in ROLE_KEYS:
         out[key] = meta.pop(key, None)
     out["role"] = out["role"] or _role(m.relation, m.subject)
