@@ -8,6 +8,11 @@ fact it superseded in the same write (invalidated at the moment the successor
 was created): a dream's merge (several predecessors) starts a new memory, and a
 conflict's winner (older than the loser's invalidation) keeps its own id.
 
+A version that was invalidated with a successor that is *not* its next version was
+retired into another memory: a dream merged it (it is in the successor's
+``merged_from``) or a resolved conflict superseded it by the winner. Its id then
+names no current memory (``retirement`` says which one took its place).
+
 trulymem's ids are UUIDs (v7, time-ordered), as mem0's are. Rows written before
 were 32 hex digits: those are shown in UUID form and accepted in either form.
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -92,6 +98,64 @@ def first_versions(store: Store, scope: Scope, versions: Sequence[Versioned]) ->
     return {key: public_id(v.id) for key, v in first.items()}
 
 
+def next_version(store: Store, scope: Scope, fact: Fact) -> Fact | None:
+    """The version that replaced ``fact`` in the same memory (an update), if any."""
+    if not fact.superseded_by:
+        return None
+    nxt = store.facts(FactQuery(scope=scope, ids=[fact.superseded_by], validity="all"))
+    if not nxt or predecessors(store, scope, nxt).get(nxt[0].id) is None:
+        return None
+    return nxt[0]
+
+
+def newest(store: Store, scope: Scope, fact: Fact) -> Fact:
+    """The newest version of the memory ``fact`` belongs to (current, or invalidated by a
+    delete or a retirement)."""
+    seen = {fact.id}
+    while len(seen) < MAX_VERSIONS and (nxt := next_version(store, scope, fact)) is not None and nxt.id not in seen:
+        fact = nxt
+        seen.add(fact.id)
+    return fact
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """Where a retired memory went: ``reason`` is ``merged`` (a dream merged it into
+    another) or ``superseded`` (another memory won a conflict with it); ``successor`` is
+    the public id of the memory that took its place, ``current`` that of the memory
+    holding it now (the successor, or what the successor was retired into in turn;
+    ``None`` when that line ended in a delete)."""
+
+    reason: str
+    successor: str
+    current: str | None
+
+
+def retirement(store: Store, scope: Scope, newest_version: Fact) -> Retirement | None:
+    """How a memory's newest version was retired into another memory, or ``None`` (it is
+    current, or was deleted outright)."""
+    f = newest_version
+    if f.invalid_at is None or not f.superseded_by:
+        return None
+    found = store.facts(FactQuery(scope=scope, ids=[f.superseded_by], validity="all"))
+    if not found:  # the successor was erased (a purge): only its id is left to name
+        return Retirement("superseded", public_id(f.superseded_by), None)
+    succ = found[0]
+    reason = "merged" if f.id in (succ.metadata.get("merged_from") or []) else "superseded"
+    successor = first_versions(store, scope, [succ])[succ.id]
+    current: Fact | None = succ
+    seen = {f.id}
+    while current is not None and current.id not in seen and len(seen) < MAX_VERSIONS:
+        seen.add(current.id)
+        current = newest(store, scope, current)
+        if current.invalid_at is None:
+            return Retirement(reason, successor, first_versions(store, scope, [current])[current.id])
+        nxt = store.facts(FactQuery(scope=scope, ids=[current.superseded_by], validity="all")) \
+            if current.superseded_by else []
+        current = nxt[0] if nxt else None
+    return Retirement(reason, successor, None)
+
+
 def chain(store: Store, scope: Scope, fact: Fact) -> list[Fact]:
     """Every version of the memory ``fact`` belongs to, oldest first, up to the newest
     (current, or invalidated by a delete)."""
@@ -103,10 +167,10 @@ def chain(store: Store, scope: Scope, fact: Fact) -> list[Fact]:
             break
         out.insert(0, prev)
         seen.add(prev.id)
-    while out[-1].superseded_by and len(out) < MAX_VERSIONS:  # forward to the newest
-        nxt = store.facts(FactQuery(scope=scope, ids=[out[-1].superseded_by], validity="all"))
-        if not nxt or nxt[0].id in seen or predecessors(store, scope, nxt).get(nxt[0].id) is None:
+    while len(out) < MAX_VERSIONS:  # forward to the newest
+        nxt = next_version(store, scope, out[-1])
+        if nxt is None or nxt.id in seen:
             break
-        out.append(nxt[0])
-        seen.add(nxt[0].id)
+        out.append(nxt)
+        seen.add(nxt.id)
     return out

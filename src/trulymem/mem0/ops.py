@@ -8,7 +8,9 @@ session; a message's ``role`` and ``name`` (mem0's ``actor_id``) are kept in the
 fact's metadata and shown at the top level. Updates keep history: a new text
 supersedes the old fact and the memory keeps its public id (its first version's,
 see ``ids``); metadata-only updates change the fact in place. Deletes
-invalidate, they do not erase.
+invalidate, they do not erase. A memory a dream merged into another, or that lost a
+conflict, is gone under its id (``NotFound`` naming the memory that took its place)
+and its history ends with a DELETE saying so.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from trulymem import budget
 from trulymem.errors import InvalidInput, NotFound
 from trulymem.filters import check_filter, compile_filter, scope_of
 from trulymem.llm.base import LLM, json_reply
-from trulymem.mem0.ids import chain, first_versions, public_id, stored_ids
+from trulymem.mem0.ids import Retirement, chain, first_versions, newest, public_id, retirement, stored_ids
 from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories, shown_metadata
 from trulymem.model import MAX_TEXT, Fact, Scope, to_json
 from trulymem.recall import RecallQuery, recall
@@ -193,17 +195,27 @@ def add(ctx: ToolContext, messages: Any, *, metadata: dict[str, Any] | None = No
         "note": "infer=True needs a chat model (TRULYMEM_LLM_MODEL); the text was stored as given"})}
 
 
-def _fact(ctx: ToolContext, memory_id: str, scope: Scope, *, current: bool = True) -> Fact:
-    """The memory's current version (``current``) or the version the id names."""
+def _fact(ctx: ToolContext, memory_id: str, scope: Scope) -> Fact:
+    """The memory's current version. Only a memory's own versions are followed: an id that
+    was deleted, or retired into another memory, is ``NotFound`` saying so (and naming it)."""
     facts = ctx.store.facts(FactQuery(scope=scope, ids=stored_ids(memory_id), validity="all"))
-    f = facts[0] if facts else None
-    seen = 0
-    while f is not None and current and f.invalid_at is not None and f.superseded_by and seen < 100:
-        nxt = ctx.store.facts(FactQuery(scope=scope, ids=[f.superseded_by], validity="all"))
-        f, seen = (nxt[0] if nxt else None), seen + 1
-    if f is None or not is_memory(f) or (current and f.invalid_at is not None):
+    if not facts or not is_memory(facts[0]):
         raise NotFound(f"no memory {memory_id!r}", field="memory_id")
-    return f
+    f = newest(ctx.store, scope, facts[0])
+    if f.invalid_at is None:
+        return f
+    gone = retirement(ctx.store, scope, f)
+    if gone is None:
+        raise NotFound(f"memory {memory_id!r} was deleted (its history keeps it)", field="memory_id")
+    raise NotFound(f"memory {memory_id!r} {_retired(gone)}; its history says so", field="memory_id")
+
+
+def _retired(gone: Retirement) -> str:
+    """``was merged into memory '…'`` (and where that one is now, when it moved on)."""
+    how = "was merged into memory" if gone.reason == "merged" else "was superseded by memory"
+    tail = ", since deleted" if gone.current is None else "" if gone.current == gone.successor else \
+        f", now part of memory {gone.current!r}"
+    return f"{how} {gone.successor!r}{tail}"
 
 
 def owner(ctx: ToolContext, memory_id: str) -> Scope:
@@ -355,13 +367,18 @@ def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = N
 def history(ctx: ToolContext, memory_id: str, base: Scope) -> list[dict[str, Any]]:
     """The memory's versions, oldest first, as mem0's history rows: ADD, one UPDATE per new
     text, DELETE; each names the memory's public id, and ``created_at`` is the memory's
-    creation while ``updated_at`` is the event's time (as mem0 records them)."""
+    creation while ``updated_at`` is the event's time (as mem0 records them). A memory
+    retired into another (a dream's merge, a lost conflict) ends with a DELETE whose
+    ``metadata`` (a field of mem0's platform history rows) says ``reason`` (``merged`` or
+    ``superseded``), ``superseded_by`` (that memory's id) and ``current`` (the memory that
+    holds it now, or null when that was deleted since)."""
     scope = base.user_wide()
     with ctx.store.transaction(write=False):
         found = ctx.store.facts(FactQuery(scope=scope, ids=stored_ids(memory_id), validity="all"))
         if not found or not is_memory(found[0]):
             raise NotFound(f"no memory {memory_id!r}", field="memory_id")
         versions = chain(ctx.store, scope, found[0])
+        gone = retirement(ctx.store, scope, versions[-1])
     first, last = versions[0], versions[-1]
     pid, born = public_id(first.id), first.created_at.isoformat()
 
@@ -373,6 +390,8 @@ def history(ctx: ToolContext, memory_id: str, base: Scope) -> list[dict[str, Any
 
     events = [event(f, "UPDATE" if i else "ADD", versions[i - 1].object if i else None, f.object,
                     f.created_at.isoformat()) for i, f in enumerate(versions)]
-    if last.invalid_at is not None and not last.superseded_by:
+    if last.invalid_at is not None:
         events.append(event(last, "DELETE", last.object, None, last.invalid_at.isoformat()))
+        if gone is not None:
+            events[-1]["metadata"] = {"reason": gone.reason, "superseded_by": gone.successor, "current": gone.current}
     return events
