@@ -3,11 +3,15 @@ and leaves ``{"field": value}`` or ``{"field": {"<op>": value}}`` with ops
 ``eq ne gt gte lt lte in nin contains icontains``.
 
 Fields are a memory item's (``user_id``, ``agent_id``, ``app_id``, ``run_id``,
-``type``, ``memory``, ``created_at``, …) or its metadata (``metadata.key`` or a
-bare ``key`` that is not an item field; ``metadata.type`` / ``pinned`` / ``confidence`` /
-``speculation`` read the memory's own fields, as mem0-shaped answers show them). Bad filters are one ``InvalidInput``
-naming the offending path; filters over the caps of ``trulymem.limits`` (conditions,
-nesting, characters) are refused before anything is read.
+``type``, ``memory``, ``created_at``, …) or its metadata (``metadata.key``,
+``{"metadata": {"key": value}}`` or a bare ``key`` that is not an item field);
+``metadata.type`` / ``pinned`` / ``confidence`` / ``speculation`` read the memory's own
+fields, as mem0-shaped answers show them. ``keywords`` (mem0's platform) is the memory's
+text. ``{"field": "*"}`` (mem0's wildcard) matches a memory where the field is set.
+``id`` and ``score`` are refused: a memory's public id is its first version's, and a
+listing has no score. Bad filters are one ``InvalidInput`` naming the offending path;
+filters over the caps of ``trulymem.limits`` (conditions, nesting, characters) are
+refused before anything is read: a filter is never ignored, in part or whole.
 
 Evaluation is built to stay cheap at the caps: each item's field values (and their
 case-folded forms) are read once whatever the number of conditions on them, and the
@@ -31,6 +35,10 @@ OPS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains
 SCOPE_FIELDS = ("user_id", "agent_id", "app_id")
 _ITEM_FIELDS = set(MemoryItem.model_fields)
 _TIME_FIELDS = {"created_at", "updated_at"}
+_ALIASES = {"keywords": "memory"}  # mem0 platform's name for a memory's text
+_REFUSED = {"id": "a memory's id is its first version's: get, update or delete it by id, or batch_delete ids",
+            "score": "a listing has no score: use search's threshold"}
+WILDCARD = "*"  # mem0's {"field": "*"}: the field is set
 MAX_DEPTH = LIMITS.filter_depth
 Predicate = Callable[[MemoryItem], bool]
 
@@ -68,6 +76,7 @@ Test = Callable[[_Row], bool]
 def _value(item: MemoryItem, field: str) -> Any:
     if field.startswith("metadata."):
         return metadata_value(item, field.removeprefix("metadata."))
+    field = _ALIASES.get(field, field)
     if field in _ITEM_FIELDS:
         return getattr(item, field)
     return item.metadata.get(field)
@@ -115,13 +124,26 @@ def _measure(spec: Any, path: str, depth: int, size: _Size, limits: Limits) -> N
             for i, sub in enumerate(value if isinstance(value, list) else [value]):
                 _measure(sub, f"{here}.{i}" if isinstance(value, list) else here, depth + 1, size, limits)
         else:
-            size.conditions += len(value) if isinstance(value, dict) and value else 1
+            size.conditions += _conditions(key, value)
             size.chars += _json_chars(value, here, depth + 1, limits)
         if size.conditions > limits.filter_conditions:
             raise InvalidInput(f"filters have more than {limits.filter_conditions} conditions; narrow them or "
                                "list with fewer", field="filters")
         if size.chars > limits.filter_chars:
             raise InvalidInput(f"filters are longer than {limits.filter_chars} characters", field="filters")
+
+
+def _conditions(key: str, value: Any) -> int:
+    """Conditions a field's entry stands for: each operator of an operator object, each key
+    of a ``metadata`` object (and each operator of its operator objects)."""
+    if _is_metadata_object(key, value):
+        return sum(_conditions("", v) for v in value.values())
+    return len(value) if isinstance(value, dict) and value else 1
+
+
+def _is_metadata_object(key: str, value: Any) -> bool:
+    """``{"metadata": {"key": value, ...}}``: conditions on metadata keys, not operators."""
+    return key == "metadata" and isinstance(value, dict) and bool(value) and not set(value) & set(OPS)
 
 
 def check_filter(spec: Any, limits: Limits = LIMITS) -> None:
@@ -215,7 +237,7 @@ def _single_leaf(spec: Any) -> tuple[str, str, Any] | None:
     if not isinstance(spec, dict) or len(spec) != 1:
         return None
     ((field, value),) = spec.items()
-    if field.upper() in ("AND", "OR", "NOT"):
+    if field.upper() in ("AND", "OR", "NOT") or value == WILDCARD or field in _REFUSED:
         return None
     if not isinstance(value, dict):
         return field, "eq", value
@@ -289,15 +311,26 @@ def _compile(spec: Any, path: str) -> Test:
             else:
                 raise InvalidInput("'NOT' takes a filter or a list of filters", field=here)
             parts.append((lambda p: lambda row: not p(row))(sub))
-        elif isinstance(value, dict):
-            if not value:
-                raise InvalidInput("an operator object must not be empty", field=here)
-            parts += [_leaf(key, op, want, f"{here}.{op}") for op, want in value.items()]
+        elif _is_metadata_object(key, value):
+            parts += [t for k, v in value.items() for t in _field(f"metadata.{k}", v, f"{here}.{k}")]
         else:
-            parts.append(_leaf(key, "eq", value, here))
+            parts += _field(key, value, here)
     if len(parts) == 1:
         return parts[0]
     return lambda row: all(p(row) for p in parts)
+
+
+def _field(field: str, value: Any, here: str) -> list[Test]:
+    """The tests of one field's entry: an operator object, the wildcard or a value."""
+    if field in _REFUSED:
+        raise InvalidInput(f"cannot be filtered on: {_REFUSED[field]}", field=here)
+    if isinstance(value, dict):
+        if not value:
+            raise InvalidInput("an operator object must not be empty", field=here)
+        return [_leaf(field, op, want, f"{here}.{op}") for op, want in value.items()]
+    if value == WILDCARD:
+        return [lambda row: row.get(field) is not None]
+    return [_leaf(field, "eq", value, here)]
 
 
 def compile_filter(spec: Any, limits: Limits = LIMITS) -> Predicate:
@@ -317,7 +350,7 @@ def scope_of(spec: Any, _depth: int = 0) -> dict[str, str]:
     if not isinstance(spec, dict) or _depth > MAX_DEPTH:
         return out
     for key, value in spec.items():
-        if key in SCOPE_FIELDS and isinstance(value, str):
+        if key in SCOPE_FIELDS and isinstance(value, str) and value != WILDCARD:
             out[key] = value
         elif key in SCOPE_FIELDS and isinstance(value, dict) and set(value) == {"eq"} and isinstance(value["eq"], str):
             out[key] = value["eq"]

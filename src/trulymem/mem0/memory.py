@@ -31,6 +31,7 @@ T = TypeVar("T")
 MEM0_KEYS = ("id", "memory", "hash", "metadata", "score", "created_at", "updated_at")  # mem0's MemoryItem
 PROMOTED = ("user_id", "agent_id", "run_id", "actor_id", "role")  # shown by mem0 where the memory has them
 
+
 class Memory:
     def __init__(self, db: str | Store | None = None, *, user_id: str | None = None, embedder: str | None = None,
                  llm: LLM | None = None, clock: Callable[[], datetime] = utcnow) -> None:
@@ -66,6 +67,13 @@ class Memory:
         scope = mem0_ops.scope_for(Scope.everyone(), user_id or self.default_user, agent_id, app_id, run_id)
         return ToolContext(store=self.store, scope=scope, now=self.clock(), embedder=self.embedder, llm=self.llm)
 
+    def _filtered(self, filters: Any, user_id: str | None, agent_id: str | None, app_id: str | None) -> ToolContext:
+        """The context of a filtered call: the ids named as arguments, else in the filters,
+        else this handle's default user (an argument and a filter that differ: refused)."""
+        ctx = self._ctx()
+        defaults = Scope(user_id=self.default_user) if self.default_user else Scope.everyone()
+        return ctx.within(mem0_ops.filtered_scope(defaults, filters, user_id, agent_id, app_id))
+
     def add(self, messages: Any, *, user_id: str | None = None, agent_id: str | None = None,
             run_id: str | None = None, metadata: dict[str, Any] | None = None, timestamp: Any = None,
             expiration_date: Any = None, infer: bool = True, memory_type: str | None = None,
@@ -94,8 +102,8 @@ class Memory:
         score details, no expiry here); ``reference_date`` is refused, as in mem0."""
         _unsupported(reference_date=reference_date)
         _flags(rerank=rerank, explain=explain, show_expired=show_expired)
-        ctx = self._ctx(user_id, agent_id, app_id)
         with validation_as_invalid():
+            ctx = self._filtered(filters, user_id, agent_id, app_id)
             out = mem0_ops.search(ctx, ctx.scope, query, filters=_with_run(filters, run_id),
                                   top_k=limit if limit is not None else top_k, threshold=threshold)
         return {"results": [mem0_item(r, score=True) for r in out["results"]]}
@@ -115,9 +123,9 @@ class Memory:
         is 20). Given ``page``/``page_size``, also ``total``, ``page``, ``page_size``,
         ``total_pages`` and ``has_more``."""
         _flags(show_expired=show_expired)
-        ctx = self._ctx(user_id, agent_id, app_id)
         size = next((n for n in (page_size, limit, top_k) if n is not None), 100)
         with validation_as_invalid():
+            ctx = self._filtered(filters, user_id, agent_id, app_id)
             out = mem0_ops.get_all(ctx, ctx.scope, filters=_with_run(filters, run_id), page=1 if page is None else page,
                                    page_size=size)
         results = [mem0_item(r, score=False) for r in out["results"]]
@@ -144,8 +152,8 @@ class Memory:
     def delete_all(self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None, *,
                    app_id: str | None = None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
         """mem0's ``delete_all`` (the count is in the tools' and HTTP API's answer, not mem0's)."""
-        ctx = self._ctx(user_id, agent_id, app_id)
         with validation_as_invalid():
+            ctx = self._filtered(filters, user_id, agent_id, app_id)
             mem0_ops.delete_all(ctx, ctx.scope, _with_run(filters, run_id))
         return {"message": "Memories deleted successfully!"}
 

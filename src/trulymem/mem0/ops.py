@@ -11,6 +11,10 @@ see ``ids``); metadata-only updates change the fact in place. Deletes
 invalidate, they do not erase. A memory a dream merged into another, or that lost a
 conflict, is gone under its id (``NotFound`` naming the memory that took its place)
 and its history ends with a DELETE saying so.
+
+Filters narrow, never widen: a call names entity ids as arguments or in its filters
+(the two naming different ids is refused), and what it reads or deletes is only what
+both select.
 """
 
 from __future__ import annotations
@@ -89,6 +93,32 @@ def scope_for(base: Scope, user_id: str | None = None, agent_id: str | None = No
         return Scope.everyone()
     return Scope(user_id=user_id or base.user_id, agent_id=agent_id or base.agent_id, app_id=app_id or base.app_id,
                  session_id=run_id or base.session_id)
+
+
+def filtered_scope(defaults: Scope, filters: Any, user_id: str | None = None, agent_id: str | None = None,
+                   app_id: str | None = None) -> Scope:
+    """The scope a filtered call (list, search, delete_all) works in: the ids it names as
+    arguments, else those its filters require (top level and ``AND``), else the defaults.
+    An argument and a filter naming different ids is refused, never one of them dropped."""
+    named = scope_of(filters)
+    given = {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}
+    for key, value in given.items():
+        if value and named.get(key) and named[key] != value:
+            raise InvalidInput(f"the arguments and the filters name different {key}s", field=f"filters.{key}")
+    return scope_for(defaults, *(value or named.get(key) for key, value in given.items()))
+
+
+def _read_scope(base: Scope, filters: Any) -> Scope:
+    """What a filtered call reads: ``base`` narrowed by the ids its filters require (a
+    filter naming another id than ``base`` is refused: the answer would not be what was asked)."""
+    named = scope_of(filters)
+    for key in ("user_id", "agent_id", "app_id"):
+        if getattr(base, key) and named.get(key) and named[key] != getattr(base, key):
+            raise InvalidInput(f"the arguments and the filters name different {key}s", field=f"filters.{key}")
+    user = named.get("user_id", base.user_id)
+    if not user:
+        return Scope.everyone()
+    return Scope(user_id=user, agent_id=named.get("agent_id", base.agent_id), app_id=named.get("app_id", base.app_id))
 
 
 def _messages(messages: Any) -> list[dict[str, str]]:
@@ -232,10 +262,7 @@ def get(ctx: ToolContext, memory_id: str, scope: Scope) -> dict[str, Any]:
 
 def _matching(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None) -> Iterator[MemoryItem]:
     test = compile_filter(filters, ctx.limits)
-    s = scope_of(filters)
-    user = s.get("user_id", base.user_id)
-    scope = Scope(user_id=user, agent_id=s.get("agent_id", base.agent_id), app_id=s.get("app_id", base.app_id)) \
-        if user else Scope.everyone()
+    scope = _read_scope(base, filters)
     return (m for m in iter_memories(ctx.store, scope, page_size=500) if _in_time("filtering memories") and test(m))
 
 
@@ -271,8 +298,7 @@ def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any]
     if threshold is not None:  # above 1 matches nothing, as in mem0
         _number(threshold, "threshold", float("-inf"), float("inf"), integer=False)
     test = compile_filter(filters, ctx.limits)
-    s = scope_of(filters)
-    scope = scope_for(base, s.get("user_id"), s.get("agent_id"), s.get("app_id"))
+    scope = _read_scope(base, filters)
     if scope.user_id is None:
         raise InvalidInput("search needs a user_id (argument or filter)", field="user_id")
     with ctx.store.transaction(write=False):
@@ -352,12 +378,8 @@ def delete(ctx: ToolContext, memory_id: str, base: Scope) -> dict[str, Any]:
 
 def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = None) -> dict[str, Any]:
     check_filter(filters, ctx.limits)
-    named = scope_of(filters)
-    if base.user_id is None and not named.get("user_id"):
+    if _read_scope(base, filters).user_id is None:  # never across users
         raise InvalidInput("delete_all needs a user_id (argument or filter)", field="user_id")
-    for key in ("user_id", "agent_id", "app_id"):
-        if getattr(base, key) and named.get(key) and named[key] != getattr(base, key):
-            raise InvalidInput(f"the argument and the filters name different {key}s", field=f"filters.{key}")
     with ctx.store.transaction():
         ids = [m.id for m in _matching(ctx, base, filters)]
         ctx.store.invalidate_facts(ids, ctx.now)

@@ -15,13 +15,17 @@ differs from the platform, on purpose:
 - Options that only shape the platform's ranking or extraction (``rerank``,
   ``keyword_search``, ``custom_categories`` …) are accepted and ignored; options
   whose meaning trulymem cannot honour (``expiration_date``, ``timestamp``,
-  ``categories``, ``structured_data_schema`` …) answer one ``invalid_input``.
+  ``categories``, ``structured_data_schema`` …) answer one ``invalid_input``, and
+  so does any other field or query parameter: nothing that narrows a read or a
+  delete is ever dropped. ``DELETE /v1/memories/`` takes ``filters`` as mem0's
+  client sends them (``str()`` of a dict, or JSON) beside ``user_id`` … ``run_id``.
 - Exports, summaries, profiles, feedback, projects and webhooks answer 501
   ``not_supported``.
 """
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -29,10 +33,11 @@ from typing import Any
 from fastapi import APIRouter, Body, FastAPI, Request
 
 from trulymem.errors import InvalidInput, TrulyMemError
-from trulymem.filters import scope_of
+from trulymem.filters import SCOPE_FIELDS, WILDCARD
+from trulymem.limits import LIMITS
 from trulymem.mem0 import ops
 from trulymem.memories import iter_memories
-from trulymem.server.errors import HTTPError
+from trulymem.server.errors import HTTPError, parse_json
 from trulymem.tools import ToolContext
 
 RunTool = Callable[[Request, str, dict[str, Any], str | None], Any]
@@ -43,9 +48,11 @@ MAX_BATCH = 1000  # the platform's own limit per batch call
 # accepted and ignored: they tune the platform's extraction or ranking, not what is stored or found
 IGNORED = {"rerank", "keyword_search", "fields", "latest_only", "show_expired", "async_mode", "output_format",
            "version", "enable_graph", "includes", "excludes", "custom_instructions", "agent_custom_instructions",
-           "custom_categories", "immutable", "org_id", "project_id", "metadata_filters"}
+           "custom_categories", "immutable", "org_id", "project_id"}
 UNSUPPORTED = {"expiration_date", "timestamp", "categories", "structured_data_schema", "reference_date",
-               "start_date", "end_date"}
+               "start_date", "end_date", "metadata_filters"}
+ENTITY_IDS = (*SCOPE_FIELDS, "run_id")
+MAX_FILTER_PARAM = 4 * LIMITS.filter_chars  # a filter's Python repr is wordier than the JSON the cap counts
 
 
 def _body(payload: Any, allowed: set[str]) -> dict[str, Any]:
@@ -58,19 +65,87 @@ def _body(payload: Any, allowed: set[str]) -> dict[str, Any]:
             if v is not None:
                 out[k] = v
         elif k in UNSUPPORTED and v is not None:
-            raise InvalidInput("is not supported by trulymem", field=k)
+            raise InvalidInput(_unsupported(k), field=k)
         elif k not in IGNORED and k not in UNSUPPORTED:
             raise InvalidInput("unknown field", field=k)
     return out
 
 
-def _entity_args(body: dict[str, Any]) -> dict[str, Any]:
-    """``user_id`` … given at the top level or inside ``filters`` (the v3 client's way)."""
-    named = {k: v for k, v in scope_of(body.get("filters")).items() if k in ("user_id", "agent_id", "app_id")}
+def _unsupported(name: str) -> str:
+    return "is not supported by trulymem; use filters" if name == "metadata_filters" else \
+        "is not supported by trulymem"
+
+
+def _query(request: Request, allowed: set[str]) -> dict[str, str]:
+    """The query parameters a route uses, mem0's ignored options dropped; any other, or one
+    given twice, is refused: a parameter left unread could widen what a call reads or deletes."""
+    out: dict[str, str] = {}
+    for k, v in request.query_params.multi_items():
+        if k in allowed:
+            if k in out:
+                raise InvalidInput("is given more than once", field=k)
+            out[k] = v
+        elif k in UNSUPPORTED:
+            raise InvalidInput(_unsupported(k), field=k)
+        elif k not in IGNORED:
+            raise InvalidInput("unknown query parameter", field=k)
+    return out
+
+
+def _filters_param(text: str) -> dict[str, Any]:
+    """``?filters=`` as JSON, or as what mem0's client sends: httpx writes a dict query value
+    with ``str()``, a Python literal, read here with ``ast.literal_eval`` (literals only, no
+    code; its size capped first). What it holds is then checked like any filter."""
+    if len(text) > MAX_FILTER_PARAM:
+        raise InvalidInput(f"is longer than {MAX_FILTER_PARAM} characters", field="filters")
+    try:
+        value = parse_json(text.encode())
+    except HTTPError:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise InvalidInput("is neither JSON nor a Python dict literal", field="filters") from None
+    if not isinstance(value, dict):
+        raise InvalidInput("must be an object", field="filters")
+    return value
+
+
+def _entity_ids(filters: Any) -> dict[str, str]:
+    """The ids ``add``'s filters name (``{"user_id": …}``, optionally in ``AND``s): they say
+    where the memory goes, so any other condition is refused rather than dropped."""
+    if filters is None:
+        return {}
+    if not isinstance(filters, dict):
+        raise InvalidInput("must be an object", field="filters")
+    out: dict[str, str] = {}
+    for k, v in filters.items():
+        if k == "AND" and isinstance(v, list):
+            for sub in v:
+                for key, value in _entity_ids(sub).items():
+                    if out.setdefault(key, value) != value:
+                        raise InvalidInput(f"names two {key}s", field=f"filters.{key}")
+        elif k in ENTITY_IDS and isinstance(v, str) and v != WILDCARD:
+            if out.setdefault(k, v) != v:
+                raise InvalidInput(f"names two {k}s", field=f"filters.{k}")
+        else:
+            raise InvalidInput("add's filters name only user_id, agent_id, app_id and run_id", field=f"filters.{k}")
+    return out
+
+
+def _add_args(body: dict[str, Any]) -> dict[str, Any]:
+    """Where ``add`` writes: ``user_id`` … ``run_id`` at the top level or inside ``filters``
+    (the v3 client's way). Listing, searching and deleting pass their filters whole to the
+    tools, which read the ids they require and refuse ones that differ from the arguments."""
+    named = _entity_ids(body.get("filters"))
     for key, value in named.items():
         if body.get(key) not in (None, value):
             raise InvalidInput(f"the body and the filters name different {key}s", field=f"filters.{key}")
-    return {**named, **{k: body[k] for k in ("user_id", "agent_id", "app_id") if k in body}}
+    return {**named, **{k: body[k] for k in ENTITY_IDS if k in body}}
+
+
+def _entities(given: dict[str, Any]) -> dict[str, Any]:
+    """The ``user_id``, ``agent_id`` and ``app_id`` a request gives (an empty one too: the tools refuse it)."""
+    return {k: given[k] for k in SCOPE_FIELDS if given.get(k) is not None}
 
 
 def _page_url(request: Request, page: int) -> str:
@@ -83,6 +158,18 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
     which describes trulymem's own API: these are mem0's, for mem0's client (the README lists them)."""
     router = APIRouter(include_in_schema=False)
 
+    def query(request: Request, allowed: set[str], filters: bool = False) -> dict[str, Any]:
+        """``_query`` (and ``?filters=`` read, with ``filters``); when it refuses, the key is
+        checked first: an unauthorised caller learns nothing, not even what is unknown."""
+        try:
+            out: dict[str, Any] = _query(request, allowed)
+            if filters and "filters" in out:
+                out["filters"] = _filters_param(out["filters"])
+            return out
+        except InvalidInput:
+            context(request, None)
+            raise
+
     def owner(request: Request, memory_id: str) -> str | None:
         """The user to act as on one memory: an admin key names none, so the memory's own."""
         ctx = context(request, None)
@@ -91,24 +178,25 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
     @router.get("/v1/ping/", summary="mem0 platform: check the key")
     def ping(request: Request) -> dict[str, Any]:
         ctx = context(request, None)
+        query(request, set())
         # the client's constructor needs an org and a project: one database is one of each
         return {"status": "ok", "message": "trulymem", "org_id": "trulymem", "project_id": "trulymem",
                 "user_email": None, "user_id": ctx.scope.user_id}
 
     @router.post("/v3/memories/add/", summary="mem0 platform: add memories")
     def add(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
+        query(request, set())
         body = _body(payload, {"messages", "user_id", "agent_id", "app_id", "run_id", "metadata", "infer", "filters"})
-        run_id = body.get("run_id") or scope_of(body.get("filters")).get("run_id")
-        args = {**_entity_args(body), "messages": body.get("messages"), "infer": body.get("infer", True),
-                **({"metadata": body["metadata"]} if "metadata" in body else {}),
-                **({"run_id": run_id} if run_id else {})}
+        args = {**_add_args(body), "messages": body.get("messages"), "infer": body.get("infer", True),
+                **({"metadata": body["metadata"]} if "metadata" in body else {})}
         return run(request, "add_memory", args, None)
 
     @router.post("/v3/memories/", summary="mem0 platform: list memories (filters in the body, page in the query)")
     def get_all(request: Request, payload: Any = Body(default_factory=dict), page: int = 1,  # noqa: B008
                 page_size: int = 100) -> Any:
+        query(request, {"page", "page_size"})
         body = _body(payload, {"filters", "user_id", "agent_id", "app_id"})
-        args = {**_entity_args(body), "page": page, "page_size": page_size,
+        args = {**_entities(body), "page": page, "page_size": page_size,
                 **({"filters": body["filters"]} if "filters" in body else {})}
         res = run(request, "get_memories", args, None)
         return {"count": res["total"], "next": _page_url(request, page + 1) if res["has_more"] else None,
@@ -116,19 +204,22 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
 
     @router.post("/v3/memories/search/", summary="mem0 platform: search memories")
     def search(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
+        query(request, set())
         body = _body(payload, {"query", "filters", "top_k", "threshold", "user_id", "agent_id", "app_id", "metadata"})
         if "metadata" in body:  # the client sends search metadata; a filter is how trulymem narrows by it
             raise InvalidInput("filter on metadata keys with filters={'key': value}", field="metadata")
-        args: dict[str, Any] = {**_entity_args(body),
+        args: dict[str, Any] = {**_entities(body),
                                 **{k: body[k] for k in ("query", "filters", "top_k", "threshold") if k in body}}
         return {"results": run(request, "search_memories", args, None)["results"]}
 
     @router.get("/v1/memories/{memory_id}/", summary="mem0 platform: one memory")
     def get(request: Request, memory_id: str) -> Any:
+        query(request, set())
         return run(request, "get_memory", {"memory_id": memory_id}, None)
 
     @router.put("/v1/memories/{memory_id}/", summary="mem0 platform: update a memory's text and/or metadata")
     def update(request: Request, memory_id: str, payload: Any = Body(...)) -> Any:  # noqa: B008
+        query(request, set())
         body = _body(payload, {"text", "metadata"})
         user = owner(request, memory_id)
         res = run(request, "update_memory", {**body, "memory_id": memory_id}, user)
@@ -138,26 +229,29 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
     @router.delete("/v1/memories/{memory_id}/", summary="mem0 platform: forget a memory (kept in history)")
     def delete(request: Request, memory_id: str, delete_linked: bool = False) -> Any:
         # older versions of a memory are superseded already: only the current one is ever found
+        query(request, {"delete_linked"})
         res = run(request, "delete_memory", {"memory_id": memory_id}, owner(request, memory_id))
         return {"message": res["message"]}
 
     @router.get("/v1/memories/{memory_id}/history/", summary="mem0 platform: a memory's versions")
     def history(request: Request, memory_id: str) -> Any:
+        query(request, set())
         return run(request, "memory_history", {"memory_id": memory_id}, owner(request, memory_id))["results"]
 
-    @router.delete("/v1/memories/", summary="mem0 platform: forget every memory of an entity")
-    def delete_all(request: Request, user_id: str | None = None, agent_id: str | None = None,
-                   app_id: str | None = None, run_id: str | None = None) -> Any:
-        args: dict[str, Any] = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}.items()
-                                if v is not None}
-        if run_id is not None:
-            args["filters"] = {"run_id": run_id}
+    @router.delete("/v1/memories/", summary="mem0 platform: forget the memories the entity ids and filters select")
+    def delete_all(request: Request) -> Any:
+        given = query(request, {*ENTITY_IDS, "filters"}, filters=True)
+        filters = given.get("filters")
+        if "run_id" in given:  # every condition holds: the run's memories among what the filters select
+            filters = {"AND": [filters, {"run_id": given["run_id"]}]} if filters else {"run_id": given["run_id"]}
+        args = {**_entities(given), **({"filters": filters} if filters is not None else {})}
         res = run(request, "delete_all_memories", args, None)
         return {"message": res["message"]}
 
     @router.get("/v1/entities/", summary="mem0 platform: the users, agents, apps and runs with memories")
     def entities(request: Request) -> Any:
         ctx = context(request, None)
+        query(request, set())
         counts: Counter[tuple[str, str]] = Counter()
         with ctx.store.transaction(write=False):
             for m in iter_memories(ctx.store, ctx.scope, page_size=500):
@@ -170,6 +264,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
 
     @router.delete("/v2/entities/{kind}/{name}/", summary="mem0 platform: forget an entity's memories")
     def delete_entity(request: Request, kind: str, name: str) -> Any:
+        query(request, set())
         if kind not in ENTITY_KEYS:
             raise InvalidInput(f"must be one of {', '.join(ENTITY_KEYS)}", field="type")
         if kind == "user":
@@ -185,6 +280,8 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
 
     def batch(request: Request, payload: Any, change: Callable[[str, dict[str, Any]], None]) -> int:
         """Every item or none: one transaction, the first bad item rolls all back."""
+        query(request, set())
+        _body(payload, {"memories"})
         memories = payload.get("memories") if isinstance(payload, dict) else None
         if not isinstance(memories, list) or not 0 < len(memories) <= MAX_BATCH:
             raise InvalidInput(f"must be a list of 1-{MAX_BATCH} memories", field="memories")
@@ -211,6 +308,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
     @router.delete("/v1/batch/", summary="mem0 platform: forget many memories, all or none")
     def batch_delete(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
         def change(memory_id: str, item: dict[str, Any]) -> None:
+            _body({k: v for k, v in item.items() if k != "memory_id"}, set())  # nothing else an item could mean
             run(request, "delete_memory", {"memory_id": memory_id}, owner(request, memory_id))
 
         return {"message": f"Successfully deleted {batch(request, payload, change)} memories"}

@@ -16,9 +16,10 @@ from trulymem.tools.base import Tool, ToolContext, ToolInput, register
 from trulymem.tools.fields import Label, Metadata, Query, Text
 
 Filters = dict[str, Any]
-FILTER_HELP = ('mem0 filters: {"AND": [...]}, {"OR": [...]}, {"NOT": {...}}, leaves {"field": value} or '
-               '{"field": {"op": value}} with ops eq ne gt gte lt lte in nin contains icontains; fields user_id, '
-               'agent_id, app_id, run_id, type, memory, created_at, updated_at or metadata keys.')
+FILTER_HELP = ('mem0 filters: {"AND": [...]}, {"OR": [...]}, {"NOT": {...}}, leaves {"field": value}, '
+               '{"field": "*"} (set) or {"field": {"op": value}} with ops eq ne gt gte lt lte in nin contains '
+               'icontains; fields user_id, agent_id, app_id, run_id, type, pinned, memory, created_at, updated_at '
+               'or metadata keys (metadata.key, or {"metadata": {"key": value}}).')
 
 
 class Result(BaseModel):
@@ -80,6 +81,11 @@ def _scope(ctx: ToolContext, inp: _Scoped, run_id: str | None = None) -> Scope:
     return mem0_ops.scope_for(ctx.scope, inp.user_id, inp.agent_id, inp.app_id, run_id)
 
 
+def _filtered(ctx: ToolContext, inp: SearchMemoriesInput | GetMemoriesInput | DeleteAllInput) -> Scope:
+    """The arguments' ids, else the filters', else the server's defaults (never both, differing)."""
+    return mem0_ops.filtered_scope(ctx.scope, inp.filters, inp.user_id, inp.agent_id, inp.app_id)
+
+
 def _add(ctx: ToolContext, inp: AddMemoryInput) -> Result:
     if (inp.messages is None) == (inp.text is None):
         raise InvalidInput("give either messages or text", field="messages")
@@ -89,12 +95,12 @@ def _add(ctx: ToolContext, inp: AddMemoryInput) -> Result:
 
 
 def _search(ctx: ToolContext, inp: SearchMemoriesInput) -> Result:
-    return Result(**mem0_ops.search(ctx, _scope(ctx, inp), inp.query, filters=inp.filters, top_k=inp.top_k,
+    return Result(**mem0_ops.search(ctx, _filtered(ctx, inp), inp.query, filters=inp.filters, top_k=inp.top_k,
                                     threshold=inp.threshold))
 
 
 def _get_all(ctx: ToolContext, inp: GetMemoriesInput) -> Result:
-    return Result(**mem0_ops.get_all(ctx, _scope(ctx, inp), filters=inp.filters, page=inp.page,
+    return Result(**mem0_ops.get_all(ctx, _filtered(ctx, inp), filters=inp.filters, page=inp.page,
                                      page_size=inp.page_size))
 
 
@@ -115,7 +121,7 @@ def _delete(ctx: ToolContext, inp: MemoryIdInput) -> Result:
 
 
 def _delete_all(ctx: ToolContext, inp: DeleteAllInput) -> Result:
-    return Result(**mem0_ops.delete_all(ctx, _scope(ctx, inp), inp.filters))
+    return Result(**mem0_ops.delete_all(ctx, _filtered(ctx, inp), inp.filters))
 
 
 def _history(ctx: ToolContext, inp: MemoryIdInput) -> Result:
