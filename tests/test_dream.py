@@ -54,12 +54,14 @@ def dm(db_path: Path) -> Any:
                 note("scratch notes about the login bug", "session_state"),
                 {"subject": "user", "relation": "lives_in", "object": "Paris"},
                 note("The team prefers short standups", "process", pinned=True),
-                note("maybe something", None, confidence=0.2)])
+                note("maybe something", None, confidence=0.2), note("Release notes are written by hand", "process")])
     clock.advance(days=100)
-    mem.commit([note("Auth DB is PostgreSQL"), note("Deploy to Vercel"), note("Never use tabs", "style"),
+    mem.commit([note("PostgreSQL is used for auth"), note("Deploy to Vercel"), note("Never use tabs", "style"),
                 {"subject": "user", "relation": "lives_in", "object": "Berlin"},
                 note("The team prefers short standups!", "process"),
-                note("用户喜欢猫", "pref"), note("用户很喜欢猫咪", "pref"), note("用户喜欢狗", "pref")],
+                note("用户喜欢猫", "pref"), note("用户很喜欢猫", "pref"), note("用户喜欢狗", "pref"),
+                # alike, not provably one fact (one says how often): a person decides
+                note("Release notes are written by hand every sprint", "process")],
                supersede=False)  # a contradiction as an import or another tool would leave it
     yield mem
     mem.close()
@@ -115,38 +117,46 @@ def test_report_has_the_seed_format(dm: TrulyMem, project: Path) -> None:
     ids = by_text(dm)
     assert export(dm) == before  # analysis changes nothing
     assert text.startswith(HEADER + "\n\nMerges (2):\n")
-    assert f'  [mem0:{ids["Use PostgreSQL for auth"]}] + [mem0:{ids["Auth DB is PostgreSQL"]}] → "' in text
+    assert f'  [mem0:{ids["Use PostgreSQL for auth"]}] + [mem0:{ids["PostgreSQL is used for auth"]}] → "' in text
     assert "\nConflicts (3):\n" in text
     assert f'  [mem0:{ids["Deploy to ECS"]}] vs [mem0:{ids["Deploy to Vercel"]}] — "Deploy to: ECS vs Vercel" [A/B/skip]' in text
     assert f'  [mem0:{ids["Always use tabs"]}] vs [mem0:{ids["Never use tabs"]}] — "use tabs: Always vs Never" [A/B/skip]' in text
     assert re.search(rf'\[mem0:{ids["scratch notes about the login bug"]}\] — session_state, 100d old', text)
     assert re.search(rf'\[mem0:{ids["maybe something"]}\] — unknown, 100d old', text)
-    assert text.endswith("Proposed: 2 merges, 2 prunes, 3 conflicts. (dry run: nothing applied)")
+    review = (f'\nReview (1): alike, not provably the same — a person decides\n'
+              f'  [mem0:{ids["Release notes are written by hand"]}] ~ '
+              f'[mem0:{ids["Release notes are written by hand every sprint"]}] — "Release notes are written by hand" / '
+              f'"Release notes are written by hand every sprint" [merge/keep/skip]\n')
+    assert review in text and text.index("Conflicts (3)") < text.index("Review (1)") < text.index("Prune (2)")
+    assert text.endswith("Proposed: 2 merges, 2 prunes, 3 conflicts. 1 pair to review. (dry run: nothing applied)")
     a = res.analysis
     assert a is not None
     pref = next(g for g in a.merges if g.type == "pref")
-    assert sorted(m.memory for m in pref.items) == ["用户喜欢猫", "用户很喜欢猫咪"]  # 用户喜欢狗 is another fact
+    assert sorted(m.memory for m in pref.items) == ["用户喜欢猫", "用户很喜欢猫"]  # 用户喜欢狗 is another fact
     # pinned memories are never candidates, even for a merge with their twin
     assert all("standups" not in m.memory for g in a.merges for m in g.items)
 
 
 def test_empty_sections_are_left_out(db_path: Path, project: Path) -> None:
     with TrulyMem(db_path, user_id="bob") as mem:
-        mem.commit([note("I prefer dark mode in every editor", "pref"), note("Prefers dark mode in editors", "pref")])
+        mem.commit([note("I prefer dark mode in editors", "pref"), note("Prefers dark mode in editors", "pref")])
         lines: list[str] = []
         run_dream(mem, project_dir=project, dry_run=True, emit=lines.append)
     text = "\n".join(lines)
-    assert "Merges (1):" in text and "Conflicts" not in text and "Prune" not in text
+    assert "Merges (1):" in text and "Conflicts" not in text and "Prune" not in text and "Review" not in text
 
 
 def test_clusters_of_three_merge_into_one(db_path: Path, project: Path) -> None:
     with TrulyMem(db_path, user_id="bob") as mem:
         mem.commit([note("The API uses JWT tokens for auth"), note("API auth uses JWT tokens"),
                     note("Auth for the API: JWT tokens, rotated daily"), note("Frontend is written in Svelte")])
-        res = run_dream(mem, project_dir=project, auto=True, emit=lambda _: None)
-        assert res.analysis is not None and len(res.analysis.merges) == 1
-        g = res.analysis.merges[0]
+        answers = iter(["merge", ""])  # the third (it adds "rotated daily") joins the merge on review
+        res = run_dream(mem, project_dir=project, ask=lambda _: next(answers), emit=lambda _: None)
+        assert res.analysis is not None and len(res.analysis.merges) == 1 and len(res.analysis.reviews) == 1
+        assert len(res.analysis.merges[0].items) == 2  # the two provably the same, without a person
+        g = res.analysis.reviews[0].merge
         assert len(g.items) == 3 and "rotated daily" in g.merged
+        assert res.applied is not None and res.applied.merged == 1 and res.applied.reviewed == 1
         merged = [m for m in iter_memories(mem.store, mem.scope) if "JWT" in m.memory]
         assert len(merged) == 1 and merged[0].metadata["merged_from"] == [m.id for m in g.items]
 
@@ -176,9 +186,16 @@ def test_interactive_choices_reasks_and_apply(dm: TrulyMem, db_path: Path, proje
             child.sendline("")                   # empty = skip
         else:
             child.sendline("SKIP")
-    child.expect(r"Proposed: 2 merges, 2 prunes, 3 conflicts\. Apply\? \[Y/n\] ")
+    child.expect(r"Review 1 of 1: .*?Release notes.*?merged would read: (.*?)\r\n")
+    child.expect(r"\[merge/keep/skip\]: ")
+    child.sendline("perhaps")                    # not an answer: asked again
+    child.expect("Please answer merge, keep or skip.")
+    child.expect(r"\[merge/keep/skip\]: ")
+    child.sendline("keep")                       # two facts, for good
+    child.expect(r"Proposed: 2 merges, 2 prunes, 3 conflicts\. 1 pair to review\. Apply\? \[Y/n\] ")
     child.sendline("")                           # Enter = yes
-    child.expect("Dream complete — merged: 2, pruned: 2, conflicts resolved: 1, skipped: 2")
+    child.expect("Dream complete — merged: 2, pruned: 2, conflicts resolved: 1, skipped: 2, "
+                 "reviewed: 0 merged, 1 kept apart")
     child.expect(pexpect_eof())
     child.close()
     assert child.exitstatus == 0
@@ -195,6 +212,24 @@ def test_interactive_choices_reasks_and_apply(dm: TrulyMem, db_path: Path, proje
     assert merged.metadata["type"] == "decision" and merged.metadata["confidence"] == 1.0
     members = [f for f in dm.history("user", M) if f.id in merged.metadata["merged_from"]]
     assert raw.valid_at == min(f.valid_at for f in members) < raw.created_at  # the members' event time, not now
+    # a pair kept apart is not asked about again
+    again = run_dream(dm, project_dir=project, dry_run=True, emit=lambda _: None)
+    assert again.analysis is not None and not again.analysis.reviews
+    assert "Release notes are written by hand" in left and "Release notes are written by hand every sprint" in left
+
+
+def test_end_of_input_skips_then_cancels(dm: TrulyMem, db_path: Path, project: Path) -> None:
+    """`trulymem dream < /dev/null`: every question skipped, then nothing applied (not a loop)."""
+    before = export(dm)
+    env = {**os.environ, "TRULYMEM_EMBEDDER": "hashing"}
+    r = subprocess.run([sys.executable, "-m", "trulymem", "dream", "--db", str(db_path), "--user", "alice",
+                        "--app", "proj", "--project-dir", str(project)], stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "Please answer" not in r.stdout
+    assert r.stdout.rstrip().endswith("Cancelled. No changes made.")
+    assert "End of input" in r.stdout
+    assert export(dm) == before
 
 
 def test_interactive_no_cancels(dm: TrulyMem, db_path: Path, project: Path) -> None:
@@ -203,6 +238,8 @@ def test_interactive_no_cancels(dm: TrulyMem, db_path: Path, project: Path) -> N
     for _ in range(3):
         child.expect(r"Choose \[A/B/skip\]: ")
         child.sendline("b")
+    child.expect(r"\[merge/keep/skip\]: ")
+    child.sendline("merge")
     child.expect(r"Apply\? \[Y/n\] ")
     child.sendline("No")
     child.expect("Cancelled. No changes made.")
@@ -220,7 +257,7 @@ def pexpect_eof() -> Any:
 def test_auto_applies_merges_and_prunes_and_leaves_one_reminder(dm: TrulyMem, project: Path) -> None:
     lines: list[str] = []
     res = run_dream(dm, project_dir=project, auto=True, emit=lines.append, branch="dev")
-    assert lines == ["[mem0-dream --auto] project=proj merged=2 pruned=2 conflicts_skipped=3"]
+    assert lines == ["[mem0-dream --auto] project=proj merged=2 pruned=2 conflicts_skipped=3 review_skipped=1"]
     left = by_text(dm)
     assert "scratch notes about the login bug" not in left and "maybe something" not in left
     assert "Deploy to ECS" in left and "Deploy to Vercel" in left and "Never use tabs" in left
@@ -230,7 +267,7 @@ def test_auto_applies_merges_and_prunes_and_leaves_one_reminder(dm: TrulyMem, pr
     assert res.applied is not None and res.applied.reminder == reminders[0].id
     run_dream(dm, project_dir=project, auto=True, emit=lines.append)  # conflicts still there: still one reminder
     assert len([m for m in iter_memories(dm.store, dm.scope) if m.memory.startswith("mem0-dream detected")]) == 1
-    assert lines[-1] == "[mem0-dream --auto] project=proj merged=0 pruned=0 conflicts_skipped=3"
+    assert lines[-1] == "[mem0-dream --auto] project=proj merged=0 pruned=0 conflicts_skipped=3 review_skipped=1"
     # retired memories are kept in history, with what replaced them
     old = next(f for f in dm.history("user", M) if f.object == "Use PostgreSQL for auth")
     assert old.invalid_at is not None and old.superseded_by is not None
@@ -289,11 +326,11 @@ def test_a_crash_mid_apply_changes_nothing(dm: TrulyMem, project: Path, monkeypa
 
 
 def test_memories_changed_between_report_and_apply(dm: TrulyMem, project: Path) -> None:
-    answers = iter(["skip", "skip", "skip"])
+    answers = iter(["skip", "skip", "skip", "skip"])
 
     def ask(prompt: str) -> str:
         if "Apply" in prompt:  # someone edits a memory while the person reads the report
-            dm.purge({"ids": [by_text(dm)["Auth DB is PostgreSQL"]]})
+            dm.purge({"ids": [by_text(dm)["PostgreSQL is used for auth"]]})
             return "y"
         return next(answers)
 
@@ -357,7 +394,7 @@ def test_cli_dry_run_json_undo_and_runs(dm: TrulyMem, db_path: Path, project: Pa
     assert data["output"][0].startswith(HEADER + "\n\nMerges (2):")
     before = export(dm)
     r = runner.invoke(main, ["dream", "--auto", *base])
-    assert r.output.strip() == "[mem0-dream --auto] project=proj merged=2 pruned=2 conflicts_skipped=3"
+    assert r.output.strip() == "[mem0-dream --auto] project=proj merged=2 pruned=2 conflicts_skipped=3 review_skipped=1"
     r = runner.invoke(main, ["dream", "--runs", *base])
     assert "merged 2, pruned 2" in r.output and "[applied]" in r.output
     r = runner.invoke(main, ["dream", "--undo", *base])
@@ -375,10 +412,13 @@ def test_an_llm_writes_the_merged_text_when_configured(dm: TrulyMem, project: Pa
     from trulymem.llm import ScriptedLLM
 
     def merged(messages: list[dict[str, Any]]) -> str:
-        prompt = messages[0]["content"]
+        prompt = "\n".join(str(m["content"]) for m in messages)
+        judged = re.findall(r"^(\d+)\. A: ", prompt, re.MULTILINE)
+        if judged:  # the pairs the rules leave to a model: two facts
+            return json.dumps([{"pair": int(n), "verdict": "distinct"} for n in judged])
         return "Auth uses a PostgreSQL database" if "PostgreSQL" in prompt else "用户非常喜欢猫（猫咪）"
 
-    llm = ScriptedLLM([merged, merged])
+    llm = ScriptedLLM([merged] * 4)
     res = run_dream(dm, project_dir=project, auto=True, emit=lambda _: None, llm=llm)
     assert res.analysis is not None and {g.merged for g in res.analysis.merges} == {
         "Auth uses a PostgreSQL database", "用户非常喜欢猫（猫咪）"}

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, Progress, Review, analyze
 from trulymem.dream.findings import text_of
 from trulymem.dream.llm_merge import merge_with_llm
+from trulymem.dream.plan import analysis_json, check_plan, decisions_from, plan_id
 from trulymem.dream.policy import Retention, load_retention
 from trulymem.dream.report import (
     CANCELLED,
@@ -25,7 +26,6 @@ from trulymem.dream.report import (
     review_line,
     summary,
 )
-from trulymem.dream.plan import analysis_json, check_plan, decisions_from, plan_id
 from trulymem.dream.run import (
     Applied,
     Choice,
@@ -225,7 +225,7 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
         with dream_lock(mem.store, scope):
             result.applied = apply_dream(ctx, analysis, {}, branch=branch, auto=True)
         a = result.applied
-        emit(auto_line(project, a.merged, a.pruned, a.skipped))
+        emit(auto_line(project, a.merged, a.pruned, len(analysis.conflicts), len(analysis.reviews)))
         result.status = "applied"
         return result
     if ask is None:

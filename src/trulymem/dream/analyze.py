@@ -69,19 +69,21 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     # conflict, another value of a many-valued thing is nothing
     step("Analysing: duplicates", 2, 4)
     # without a model the wider net's pairs go to a person, never straight to a conflict
-    sims, lexical, wide_only = duplicate_candidates(rest, sets, df, held, distinct, cfg, embedder, wide=True)
+    sims, lexical, wide_only = duplicate_candidates(rest, sets, df, held, distinct, cfg, embedder, wide=True,
+                                                      model=llm is not None)
     for pair in same:
         sims[pair] = 1.0
     step("Analysing: judging pairs", 3, 4)
     frames = _frame_similarity(embedder)
-    verdicts: dict[tuple[int, int], Judged | Gated] = {
+    judged: dict[tuple[int, int], Judged] = {
         pair: "duplicate" if pair in same else judge(rest[pair[0]].memory, rest[pair[1]].memory, frames,
                                                      None if pair in lexical else sims[pair]) for pair in sims}
+    verdicts: dict[tuple[int, int], Judged | Gated]
     if llm is not None:
-        verdicts, out.warnings = _ask_model(rest, verdicts, lexical, llm)  # type: ignore[arg-type]
+        verdicts, out.warnings = _ask_model(rest, judged, lexical, llm)
     else:  # no model: merge only what is provably one fact, the rest alike goes to a person
         verdicts = {pair: gate(rest[pair[0]].memory, rest[pair[1]].memory, v, sure=pair not in wide_only)
-                    for pair, v in verdicts.items()}
+                    for pair, v in judged.items()}
     conflicts += [contradiction(rest[i], rest[j]) for (i, j), v in verdicts.items() if v == "contradiction"]
     free = [k for k, m in enumerate(rest) if not m.pinned]
     at = {k: n for n, k in enumerate(free)}
@@ -92,10 +94,10 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     # A memory in a conflict waits for the person's choice: it is not merged or pruned meanwhile.
     held = {m.id for c in conflicts for m in (c.a, c.b)}
     out.merges = merge_groups(live, live_sets, dups, held)
-    held |= {m.id for g in out.merges for m in g.items}
     asked = [((at[i], at[j]), sims[(i, j)]) for (i, j), v in verdicts.items() if v == "review" and i in at and j in at
              and frozenset((rest[i].id, rest[j].id)) not in kept]
-    out.reviews, out.reviews_more = reviews(live, live_sets, asked, held, cfg.max_reviews)
+    out.reviews, out.reviews_more = reviews(live, live_sets, asked, held, out.merges, cfg.max_reviews)
+    held |= {m.id for g in out.merges for m in g.items} | {m.id for r in out.reviews for m in (r.a, r.b)}
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     step("Analysed", 4, 4)
     return out
@@ -118,16 +120,16 @@ def _vet(found: list[Contradiction], rest: Sequence[MemoryItem]) -> tuple[list[C
 
 
 def _ask_model(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], Judged], lexical: set[tuple[int, int]],
-               llm: LLM) -> tuple[dict[tuple[int, int], Judged], list[str]]:
+               llm: LLM) -> tuple[dict[tuple[int, int], Judged | Gated], list[str]]:
     """The model judges what the rules cannot, and every pair alike only in meaning (a
     paraphrase and a reworded disagreement sound alike); where it gives no answer, such a
     pair is left alone."""
     ask = [pair for pair, v in verdicts.items() if v == "ambiguous" or (v != "distinct" and pair not in lexical)]
     if not ask:
-        return verdicts, []
+        return dict(verdicts), []
     said, warnings = judge_with_llm([(rest[i].memory, rest[j].memory) for i, j in ask], llm,
                                        JUDGE_CACHES.setdefault(llm, {}))
-    out = dict(verdicts)
+    out: dict[tuple[int, int], Judged | Gated] = dict(verdicts)
     for pair, v in zip(ask, said):
         out[pair] = v if v is not None else "ambiguous"  # type: ignore[assignment]
     return out, warnings

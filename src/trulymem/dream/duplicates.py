@@ -18,7 +18,7 @@ from trulymem.text import relation_key
 
 def duplicate_candidates(live: Sequence[MemoryItem], sets: list[set[str]], df: dict[str, int], held: set[str],
                          distinct: set[tuple[str, str]], cfg: DreamSettings, embedder: Embedder | None,
-                         wide: bool = False) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]],
+                         wide: bool = False, model: bool = False) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]],
                                                       set[tuple[int, int]]]:
     """Pairs that look alike, by wording (prefix-filtered Jaccard) or by meaning (a
     semantic embedder's neighbours), with their similarity, not yet judged; which of
@@ -33,7 +33,7 @@ def duplicate_candidates(live: Sequence[MemoryItem], sets: list[set[str]], df: d
     lexical = set(sims)
     wide_only: set[tuple[int, int]] = set()
     if embedder is not None and embedder.semantic:  # a hashing embedder's cosine only restates word overlap
-        for pair, (c, close) in _semantic_pairs(live, blocks, held, distinct, embedder, cfg, wide).items():
+        for pair, (c, close) in _semantic_pairs(live, blocks, held, distinct, embedder, cfg, wide, model).items():
             if not close and pair not in sims:
                 wide_only.add(pair)
             sims[pair] = max(c, sims.get(pair, 0.0))
@@ -54,18 +54,37 @@ def merge_groups(live: Sequence[MemoryItem], sets: list[set[str]], sims: dict[tu
 
 
 def reviews(live: Sequence[MemoryItem], sets: list[set[str]], pairs: list[tuple[tuple[int, int], float]],
-            held: set[str], cap: int) -> tuple[list[Review], int]:
-    """The pairs a person decides, most alike first: none with a memory already merged or
-    waiting in a conflict (one decision per memory per run); and how many more there are."""
-    usable = sorted(((p, s) for p, s in pairs if live[p[0]].id not in held and live[p[1]].id not in held),
-                    key=lambda ps: (-ps[1], live[ps[0][0]].id, live[ps[0][1]].id))
-    out = []
-    for (i, j), s in usable[:cap]:
+            held: set[str], merges: list[Merge], cap: int) -> tuple[list[Review], int]:
+    """The pairs a person decides, most alike first, none with a memory waiting in a
+    conflict; and how many more there are. A pair whose one side is in a proposed merge
+    offers to merge the other into that group (its merged text says so)."""
+    at = {m.id: k for k, m in enumerate(live)}
+    group_of = {m.id: g for g in merges for m in g.items}
+    usable = []
+    for (i, j), s in pairs:
+        a, b = live[i], live[j]
+        ga, gb = group_of.get(a.id), group_of.get(b.id)
+        if a.id in held or b.id in held or (ga is not None and gb is not None):
+            continue  # both already merged (into one group or two): nothing to decide here
+        usable.append(((i, j), s, ga or gb))
+    usable.sort(key=lambda u: (-u[1], live[u[0][0]].id, live[u[0][1]].id))
+    out: list[Review] = []
+    asked: set[frozenset[str]] = set()
+    for (i, j), s, group in usable:
+        members = list(group.items) if group else [live[i]]
+        members += [live[k] for k in (i, j) if live[k] not in members]
+        key = frozenset(m.id for m in members)
+        if key in asked:
+            continue  # another member of the same group with the same memory: one question
+        asked.add(key)
+        if len(out) == cap:
+            continue
         a, b = sorted((live[i], live[j]), key=lambda m: (m.created_at, m.id))
+        merged = replace(_merge(members, [sets[at[m.id]] for m in members], s), reviewed=True)
         out.append(Review(a=a, b=b, similarity=round(s, 3), why="alike in meaning, not provably the same fact",
-                          merge=replace(_merge([live[i], live[j]], [sets[i], sets[j]], s), reviewed=True)))
+                          merge=merged))
     out.sort(key=lambda r: (kind_of(r.a), r.a.created_at, r.a.id, r.b.id))
-    return out, max(0, len(usable) - cap)
+    return out, len(asked) - len(out)
 
 
 def _key(a: MemoryItem, b: MemoryItem) -> tuple[str, str]:
@@ -89,7 +108,8 @@ def complete_linkage(sims: dict[tuple[int, int], float]) -> list[list[int]]:
 
 
 def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str], distinct: set[tuple[str, str]],
-                    embedder: Embedder, cfg: DreamSettings, wide: bool) -> dict[tuple[int, int], tuple[float, bool]]:
+                    embedder: Embedder, cfg: DreamSettings, wide: bool,
+                    model: bool) -> dict[tuple[int, int], tuple[float, bool]]:
     """Paraphrases with few words in common ("Alembic for DB migrations" / "migrations
     are written with Alembic"), as candidates for the judge: each other's nearest
     neighbour, clearly closer than their other neighbours (a margin over the mean of the
@@ -97,6 +117,7 @@ def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str
     nearest and close (``cosine_threshold``; ``model_floor`` when ``wide``). Each with
     whether it is close enough without ``wide``."""
     out: dict[tuple[int, int], tuple[float, bool]] = {}
+    floor = cfg.model_floor if model else cfg.review_floor
     groups: dict[str, list[int]] = defaultdict(list)
     for i, block in enumerate(blocks):
         if live[i].id not in held:
@@ -113,7 +134,7 @@ def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str
                 mutual = rank == 0 and int(top[y][0]) == x and c >= cfg.semantic_floor and \
                     c / max(float(knn[x] + knn[y]) / 2, 1e-6) >= cfg.semantic_margin
                 close = mutual or (rank <= 1 and c >= cfg.cosine_threshold)
-                if close or (wide and rank <= 1 and c >= cfg.model_floor):
+                if close or (wide and rank <= 1 and c >= floor):
                     i, j = members[x], members[y]
                     key = (min(i, j), max(i, j))
                     if _key(live[i], live[j]) not in distinct:

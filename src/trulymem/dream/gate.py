@@ -29,6 +29,7 @@ _SAME = {w: g.split()[0] for g in (
 _MANY_EN = MULTI_VALUED | frozenset(words("listen listens listened speak speaks own owns visit visited collect play "
                                            "plays allergic allergy"))
 _MANY_ZH = ("会说", "会讲", "养了", "养着", "养", "去过", "听", "过敏", "喜欢", "爱好", "会用", "有")
+_KEYED = re.compile(r"\w+:.*|[nd]\d+|lang-\w+|\d.*")  # normalised values: dates, times, counts, weekdays, languages
 _NUMBER_WORDS = frozenset(_EN_NUMBER) - {"a", "an"}
 
 
@@ -50,9 +51,17 @@ def provably_same(a: str, b: str) -> bool:
     """Two memories that say one thing: one language, the same normalised values
     (``02:00 UTC`` = ``2am UTC``), the same people, the same polarity and markers, and
     the same content words."""
-    return a == b or (cjk(a) == cjk(b) and values(a) == values(b) and negated(a) == negated(b)
+    return a == b or (cjk(a) == cjk(b) and same_values(a, b) and negated(a) == negated(b)
                       and not opposite(a, b) and not opposite(b, a) and not kin_differs(a, b)
                       and content(a) == content(b))
+
+
+def same_values(a: str, b: str) -> bool:
+    """The same normalised values; a name read as a value on one side only (where it is
+    capitalised mid-sentence: "Use PostgreSQL" / "PostgreSQL is used") counts when the
+    other says it too."""
+    la, lb = a.casefold(), b.casefold()
+    return all(not _KEYED.fullmatch(v) and v in la and v in lb for v in values(a) ^ values(b))
 
 
 def _own_both(a: str, b: str) -> bool:

@@ -366,7 +366,7 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
     shared = {t for t in (set(mx) & set(my)) - GENERIC - OWNER_WORDS if len(t) > 1}
     shared |= {t for pair in pairs for t in pair if _CJK_CHAR.match(t)}
     # a value both name ("July" in "July 14" / "July 4") is part of the value, not a word between
-    shared -= set(words(" ".join(_seen(a)[1] & _seen(b)[1])))
+    shared -= set(words(" ".join(_seen(a)[1] & _seen(b)[1]))) | (_in_values(a) & _in_values(b))
 
     def between(seq: tuple[str, ...]) -> bool:
         inside = [k for k, t in enumerate(seq) if t in shared]
@@ -374,6 +374,11 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
             any(t not in shared for t in seq[inside[-1] + 1:]) and \
             (small is None or sum(t not in shared for t in seq) <= small)
     return between(mx) and between(my)
+
+
+def _in_values(text: str) -> set[str]:
+    """The words inside a date, time or quantity ("July" in "July 14")."""
+    return set(words(text)) - set(words(special_values(text)[1]))
 
 
 def shared_content(a: str, b: str) -> bool:

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from trulymem.dream.findings import Analysis
-from trulymem.dream.run import Choice, Decisions, ReviewChoice
+from trulymem.dream.run import Decisions, ReviewChoice
 from trulymem.errors import Conflict, InvalidInput
 
 __all__ = ["analysis_json", "check_plan", "decisions_from", "plan_id"]
@@ -102,7 +102,7 @@ def decisions_from(payload: dict[str, Any], a: Analysis) -> Decisions:
         choice = str(v).casefold()
         if choice not in ("a", "b", "skip"):
             raise InvalidInput("must be A, B or skip", field=f"choices.{k}")
-        d.conflicts[i] = None if choice == "skip" else ("A" if choice == "a" else "B")  # type: Choice
+        d.conflicts[i] = None if choice == "skip" else ("A" if choice == "a" else "B")
     reviews = _pair_keys([(r.a.id, r.b.id) for r in a.reviews])
     for k, v in _mapping(payload, "review").items():
         i = _index(reviews, k, "review", "pair to review", len(a.reviews))

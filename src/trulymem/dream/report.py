@@ -29,12 +29,13 @@ def conflict_line(c: Contradiction) -> str:
 
 
 def review_line(r: Review) -> str:
-    return f'[mem0:{r.a.id}] ~ [mem0:{r.b.id}] — "{clip(r.a.memory, 45)}" / "{clip(r.b.memory, 45)}" [merge/keep/skip]'
+    return f'[mem0:{r.a.id}] ~ [mem0:{r.b.id}] — "{clip(r.a.memory, 60)}" / "{clip(r.b.memory, 60)}" [merge/keep/skip]'
 
 
 def proposed(a: Analysis) -> str:
     """The seed's line; pairs to review, when there are any, named after it."""
-    review = f" {len(a.reviews)} pairs to review." if a.reviews else ""
+    n = len(a.reviews)
+    review = f" {n} pair{'s' if n != 1 else ''} to review." if n else ""
     return f"Proposed: {len(a.merges)} merges, {len(a.prunes)} prunes, {len(a.conflicts)} conflicts.{review}"
 
 
@@ -64,5 +65,7 @@ def summary(merged: int, pruned: int, resolved: int, skipped: int, reviewed: int
             f"skipped: {skipped}{review}")
 
 
-def auto_line(project: str, merged: int, pruned: int, skipped: int) -> str:
-    return f"[mem0-dream --auto] project={project} merged={merged} pruned={pruned} conflicts_skipped={skipped}"
+def auto_line(project: str, merged: int, pruned: int, skipped: int, review: int = 0) -> str:
+    """The seed's line; pairs left to review (never applied without a person), when any, after it."""
+    left = f" review_skipped={review}" if review else ""
+    return f"[mem0-dream --auto] project={project} merged={merged} pruned={pruned} conflicts_skipped={skipped}{left}"

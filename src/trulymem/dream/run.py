@@ -237,7 +237,16 @@ class _Plan:
 
 def _plan(a: Analysis, d: Decisions) -> _Plan:
     groups = [g for k, g in enumerate(a.merges) if k not in d.skip_merges]
-    groups += [r.merge for k, r in enumerate(a.reviews) if d.reviews.get(k) == "merge"]
+    for k, r in enumerate(a.reviews):
+        if d.reviews.get(k) != "merge":
+            continue
+        # a pair that joins a proposed merge replaces it with the larger one (unless turned down)
+        ids = {m.id for m in r.merge.items}
+        inside = [n for n, g in enumerate(groups) if {m.id for m in g.items} < ids]
+        if inside:
+            groups[inside[0]] = r.merge
+        elif not any(a.merges[n].items[0].id in ids for n in d.skip_merges):
+            groups.append(r.merge)  # (joining a merge the person turned down: neither is made)
     units: list[tuple[str, Any, int]] = [("merge", k, len(g.items)) for k, g in enumerate(groups)]
     for i, c in enumerate(a.conflicts):
         if d.conflicts.get(i) is not None:

@@ -65,7 +65,7 @@ _PM_ZH = {"下午", "傍晚", "晚上", "中午"}
 # --- quantities -------------------------------------------------------------------------
 # unit -> (dimension, size in the dimension's base unit)
 _UNITS: dict[str, tuple[str, float]] = {}
-for _dim, _table in {
+_TABLES: dict[str, dict[str, float]] = {
     "time": {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "毫秒": 0.001, "s": 1, "sec": 1, "secs": 1,
              "second": 1, "seconds": 1, "秒": 1, "秒钟": 1, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
              "分钟": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600, "小时": 3600,
@@ -80,7 +80,8 @@ for _dim, _table in {
     "mass": {"gram": 1, "grams": 1, "克": 1, "kg": 1000, "kilo": 1000, "kilos": 1000, "kilogram": 1000,
              "kilograms": 1000, "公斤": 1000, "千克": 1000, "斤": 500, "lb": 453.592, "lbs": 453.592,
              "pound": 453.592, "pounds": 453.592},
-}.items():
+}
+for _dim, _table in _TABLES.items():
     for _u, _size in _table.items():
         _UNITS[_u] = (_dim, _size)
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
