@@ -15,6 +15,9 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:to|onto|for)\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
     r"\breplaced\s+(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+with\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
     r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|has been|got)\s+replaced\s+by\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
+    r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|were|has been|got)\s+(?:swapped|switched|traded)\s+"
+    r"(?:out\s+)?for\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
+    r"\bswapped\s+(?:out\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+for\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
     r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
     r"\binstead of\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
     r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using)\s+(?:the\s+)?"
@@ -30,7 +33,8 @@ _CHANGE_ZH = [re.compile(p) for p in (
 
 
 # a cheap look for the words every change pattern needs, before the patterns themselves
-_CHANGE_HINT = re.compile(r"moved|migrated|switched|changed|went|upgraded|transitioned|replaced|no longer|instead of|"
+_CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|changed|went|upgraded|transitioned|replaced|"
+                          r"no longer|instead of|"
                           r"ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
                           r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
                           re.IGNORECASE)

@@ -142,8 +142,9 @@ def judge(a: str, b: str, frames: FrameSimilarity | None = None, similarity: flo
 
 
 def masked(text: str) -> str:
-    """The memory with its values (numbers, names, Latin words in Chinese text) as "X"."""
-    out = _NUMBER.sub("X", text)
+    """The memory with its values (dates, times, quantities, numbers, names, Latin words in
+    Chinese text) as "X"."""
+    out = " ".join(_NUMBER.sub("X", special_values(text, "X")[1]).split())
     return _LATIN_IN_CJK.sub("X", out) if cjk(text) else _NAME.sub("X", _MONTH.sub("X", out))
 
 
@@ -191,7 +192,10 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
     counts = all(v[:1].isdigit() or v.startswith("n") and v[1:].isdigit() for side in clash for v in side)
     # "has two bedrooms" / "has three bedrooms": a count is one value even where the verb takes many
     many = many_valued(a, b) and not counts
-    return "distinct" if many or _same_ending(a, b) or _two_places(a, b) or other_subjects(a, b) else "contradiction"
+    # a date, time, quantity or frequency that differs is a value, whatever wording follows it
+    keyed = all(":" in v for side in clash for v in side)
+    ending = not keyed and _same_ending(a, b)
+    return "distinct" if many or ending or _two_places(a, b) or other_subjects(a, b) else "contradiction"
 
 
 def other_owner(a: str, b: str) -> bool:
@@ -416,7 +420,7 @@ def other_subjects(a: str, b: str) -> bool:
     frame = set(seq[len(seq) - q:]) - set(words(" ".join(_seen(a)[1]))) - GENERIC
     # what precedes the swap is a shared subject ("用户的[…]住在南京"), whose ("The user's [son]
     # takes chess lessons …"), or nothing ("The [refunds] service publishes …")
-    vals = set(words(" ".join(_seen(a)[1] | _seen(b)[1])))
+    vals = set(words(" ".join(_seen(a)[1] | _seen(b)[1]))) | _in_values(a) | _in_values(b)
     if all(t in vals or t.isdigit() for t in mid_x | mid_y):
         return False  # what differs is a value ("生日是[3]月3日" / "[5]月3日"), not whom it is about
     return (q >= 2 or _verb_in_ending(a, b)) and bool(mid_x) and bool(mid_y) and not mid_x & mid_y and bool(frame)

@@ -61,6 +61,16 @@ _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 _ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})[点點时]"
                       rf"(半|一刻|三刻|([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})分?)?")
 _PM_ZH = {"下午", "傍晚", "晚上", "中午"}
+# how often: one key per period ("daily" = "every day" = "每天"); "every other week" = "biweekly" = "每两周"
+_FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
+    (r"\b(?:every other|every second|every two|bi-?weekly|fortnightly)\s*(?:week|weeks)?\b|每两周|隔周|双周", "f:2w"),
+    (r"\b(?:hourly|every hour)\b|每小时|每个小时", "f:1h"),
+    (r"\b(?:daily|every day|each day|every morning|every evening|every night|every afternoon|nightly)\b"
+     r"|每天|每日|每晚|每天早上|每天晚上", "f:1d"),
+    (r"\b(?:weekly|every week|each week|once a week)\b|(?:每周|每星期|每个星期|每礼拜)(?![一二三四五六日天末])", "f:1w"),
+    (r"\b(?:monthly|every month|each month|once a month)\b|每月|每个月", "f:1m"),
+    (r"\b(?:yearly|annually|every year|each year|once a year)\b|每年", "f:1y"),
+    (r"\b(?:quarterly|every quarter)\b|每季度|每个季度", "f:3m"))]
 
 # --- quantities -------------------------------------------------------------------------
 # unit -> (dimension, size in the dimension's base unit)
@@ -91,18 +101,18 @@ _QUANTITY = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_EN_WORDNUM}|[{_ZH_NUM}]{{1,
 
 # --- kinship and roles ------------------------------------------------------------------
 _KIN_GROUPS = {
-    "brother": "brother brothers bro", "brother:elder": "哥哥 哥 大哥 兄长 elder-brother older-brother big-brother",
-    "brother:younger": "弟弟 弟 younger-brother little-brother", "sister": "sister sisters sis",
-    "sister:elder": "姐姐 姐 大姐 elder-sister older-sister big-sister",
-    "sister:younger": "妹妹 妹 younger-sister little-sister",
-    "mother": "mother mom mum mommy mama 妈妈 母亲 妈 老妈", "father": "father dad daddy papa 爸爸 父亲 爸 老爸",
+    "brother": "brother brothers bro", "brother:elder": "哥哥 大哥 兄长 elder-brother older-brother big-brother",
+    "brother:younger": "弟弟 younger-brother little-brother", "sister": "sister sisters sis",
+    "sister:elder": "姐姐 大姐 elder-sister older-sister big-sister",
+    "sister:younger": "妹妹 younger-sister little-sister",
+    "mother": "mother mom mum mommy mama 妈妈 母亲 老妈", "father": "father dad daddy papa 爸爸 父亲 老爸",
     "son": "son sons 儿子", "daughter": "daughter daughters 女儿", "wife": "wife 妻子 老婆 太太",
-    "husband": "husband 丈夫 老公 先生", "spouse": "spouse", "grandmother": "grandmother grandma granny 奶奶 外婆 姥姥",
+    "husband": "husband 丈夫 老公", "spouse": "spouse", "grandmother": "grandmother grandma granny 奶奶 外婆 姥姥",
     "grandfather": "grandfather grandpa 爷爷 外公 姥爷", "uncle": "uncle 叔叔 舅舅 伯伯 姑父 姨父",
     "aunt": "aunt auntie 阿姨 姑姑 姨妈 舅妈 婶婶", "cousin": "cousin 表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹",
     "nephew": "nephew 侄子 外甥", "niece": "niece 侄女 外甥女", "girlfriend": "girlfriend 女朋友 女友",
     "boyfriend": "boyfriend 男朋友 男友", "roommate": "roommate flatmate 室友", "neighbor": "neighbor neighbour 邻居",
-    "colleague": "colleague coworker co-worker 同事", "boss": "boss manager 老板 经理 上司 领导",
+    "colleague": "colleague coworker co-worker 同事", "boss": "boss 老板 上司 领导",
     "friend": "friend friends 朋友 好友", "child": "kid kids child children 孩子", "partner": "partner 伴侣",
     "teacher": "teacher 老师", "doctor": "doctor 医生", "dog": "dog 狗", "cat": "cat 猫",
 }
@@ -143,14 +153,16 @@ def _hhmm(h: int, m: int, half: str | None) -> str | None:
     return f"t:{h % 24:02d}:{m:02d}"
 
 
-def _blank(text: str, span: tuple[int, int]) -> str:
-    return text[:span[0]] + " " * (span[1] - span[0]) + text[span[1]:]
+def _blank(text: str, span: tuple[int, int], mark: str) -> str:
+    width = span[1] - span[0]
+    return text[:span[0]] + (mark.ljust(width) if mark else " " * width) + text[span[1]:]
 
 
 @lru_cache(maxsize=131_072)
-def special_values(text: str) -> tuple[frozenset[str], str]:
-    """Dates, times and quantities as canonical keys (``d:03-05``, ``t:14:30``,
-    ``q:time:1209600``), and the text with their spans blanked."""
+def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
+    """Dates, times, quantities and frequencies as canonical keys (``d:03-05``, ``t:14:30``,
+    ``q:time:1209600``, ``f:1w``), and the text with their spans blanked (or, with
+    ``mark``, each span's start marked: a frame with its values masked)."""
     found: set[str] = set()
     out = text
 
@@ -160,7 +172,7 @@ def special_values(text: str) -> tuple[frozenset[str], str]:
             k = key(m)  # type: ignore[operator]
             if k:
                 found.add(k)
-                out = _blank(out, m.span())
+                out = _blank(out, m.span(), mark)
 
     def date(month: int | None, day: int | None, year: str | None) -> str | None:
         if month is None or day is None or not (1 <= month <= 12 and 1 <= day <= 31):
@@ -179,6 +191,8 @@ def special_values(text: str) -> tuple[frozenset[str], str]:
     take(_NOON, lambda m: "t:00:00" if m.group(1).casefold() == "midnight" else "t:12:00")
     take(_ZH_TIME, _zh_time)
     take(_QUANTITY, _quantity)
+    for pattern, key in _FREQUENCY:
+        take(pattern, lambda m, key=key: key)
     keys = {k for f in found for k in f.split()}
     return frozenset(keys), out
 
