@@ -102,9 +102,9 @@ def test_steps_shrink_when_one_holds_the_lock_too_long(tmp_path: Path, monkeypat
         sizes: list[int] = []
         real = dream_run._apply_step
 
-        def sizing(ctx: Any, journal: Any, a: Any, step: Any, *rest: Any) -> None:
+        def sizing(ctx: Any, journal: Any, a: Any, groups: Any, step: Any, *rest: Any) -> None:
             sizes.append(step.used)
-            real(ctx, journal, a, step, *rest)
+            real(ctx, journal, a, groups, step, *rest)
         monkeypatch.setattr(dream_run, "_apply_step", sizing)
         res = run_dream(mem, project_dir=tmp_path, auto=True, emit=lambda _: None, embedder="none")
         assert res.applied is not None and (res.applied.merged, res.applied.pruned) == (6, 4)
@@ -148,12 +148,12 @@ def test_a_memory_changed_between_steps_is_left_alone(tmp_path: Path, monkeypatc
     calls = [0]
     touched: list[str] = []
     with TrulyMem(tmp_path / "m.db", user_id="u", app_id="p") as mem:
-        def someone_writes_between(ctx: Any, journal: Any, a: Any, step: Any, *rest: Any) -> None:
+        def someone_writes_between(ctx: Any, journal: Any, a: Any, groups: Any, step: Any, *rest: Any) -> None:
             calls[0] += 1
             if calls[0] == 2:  # another writer restates a memory of the merge this step is about to apply
-                touched.append(a.merges[step.merges[0]].items[0].memory)
+                touched.append(groups[step.merges[0]].items[0].memory)
                 mem.commit([note(touched[0])], supersede=False)
-            real(ctx, journal, a, step, *rest)
+            real(ctx, journal, a, groups, step, *rest)
         monkeypatch.setattr(dream_run, "_apply_step", someone_writes_between)
         res = run_dream(mem, project_dir=tmp_path, auto=True, emit=lambda _: None, embedder="none")
         assert res.applied is not None and res.applied.merged == 2 and res.applied.skipped == 1

@@ -1,0 +1,58 @@
+"""What a dream without a model may do with pairs that look alike (issue 26): merge only
+what is provably one fact, put the rest in front of a person, flag only real
+disagreements, and leave two facts alone. Cases in tests/fixtures/dream_seams.json."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from trulymem import TrulyMem
+from trulymem.dream import analyze, dream_embedder, load_retention
+from trulymem.dream.values import kin_differs, special_values
+from trulymem.memories import MEMORY_RELATION, iter_memories
+
+CASES = json.loads((Path(__file__).parent / "fixtures" / "dream_seams.json").read_text(encoding="utf-8"))
+PAIRS = [(want, a, b) for want in ("merge", "review", "conflict", "none") for a, b in CASES[want]]
+
+
+def outcome(db: Path, a: str, b: str) -> str:
+    with TrulyMem(db, user_id="u", app_id="p") as mem:
+        mem.commit([{"subject": "user", "relation": MEMORY_RELATION, "object": t, "type": "pref"} for t in (a, b)],
+                   supersede=False)
+        items = list(iter_memories(mem.store, mem.scope))
+        got = analyze(items, load_retention(), datetime.now(UTC), embedder=dream_embedder("auto", mem.embedder))
+    found = [k for k, hit in (("merge", got.merges), ("review", got.reviews), ("conflict", got.conflicts)) if hit]
+    assert len(found) <= 1, found  # a pair is one thing or another, never two
+    return found[0] if found else "none"
+
+
+@pytest.mark.parametrize(("want", "a", "b"), PAIRS, ids=[f"{w}:{a}|{b}"[:60] for w, a, b in PAIRS])
+def test_what_a_dream_without_a_model_does_with_a_pair(tmp_path: Path, want: str, a: str, b: str) -> None:
+    assert outcome(tmp_path / "d.db", a, b) == want
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("02:00 UTC", "2am UTC"), ("14:30", "2:30 pm"), ("下午两点半", "2:30 PM"), ("March 5th, 2024", "2024-03-05"),
+    ("5 March", "3月5日"), ("two weeks", "14 days"), ("2 GB", "2048 MB"), ("1.5 hours", "90 minutes"),
+    ("weekly", "每周"), ("every other week", "biweekly"), ("noon", "12:00"), ("三天", "72 hours")])
+def test_one_value_written_two_ways(a: str, b: str) -> None:
+    assert special_values(a)[0] == special_values(b)[0] != frozenset()
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("3月5日", "5月3日"), ("March 5", "May 3"), ("02:00", "14:00"), ("2am", "2pm"), ("30天", "14天"),
+    ("2 GB", "2 MB"), ("daily", "weekly"), ("每周一", "每周")])
+def test_two_values_stay_two(a: str, b: str) -> None:
+    assert special_values(a)[0] != special_values(b)[0]
+
+
+def test_kinship_and_roles() -> None:
+    assert kin_differs("用户的哥哥住在广州", "用户的弟弟住在广州")
+    assert kin_differs("My sister is a nurse", "My mother is a nurse")
+    assert not kin_differs("My older brother lives in Boston", "我哥哥住在波士顿")  # the general and the specific
+    assert not kin_differs("Use npm as the package manager", "Use pnpm as the package manager")  # a manager, not a boss
+    assert not kin_differs("The user's brother lives in Boston", "The user's brother moved to Boston")
