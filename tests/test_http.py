@@ -185,11 +185,13 @@ def test_dream_over_http_with_explicit_choices(open_server: Served) -> None:
                                             "metadata": {"type": "decision"}}))
         report = ok(c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "dry_run"}))
         assert report["status"] == "dry_run" and len(report["analysis"]["conflicts"]) == 1
+        assert len(report["analysis"]["review"]) == 1  # the PostgreSQL pair: alike, not provably one fact
         assert report["output"].startswith("## dream — consolidation report")
         bad = c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "apply", "choices": {"5": "A"}})
         assert bad.status_code == 422 and bad.json()["error"]["field"] == "choices.5"
-        done = ok(c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "apply", "choices": {"0": "b"}}))
-        assert done["applied"]["merged"] == 1 and done["applied"]["resolved"] == 1
+        done = ok(c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "apply", "choices": {"0": "b"},
+                                            "review": {"0": "merge"}}))
+        assert (done["applied"]["merged"], done["applied"]["reviewed"], done["applied"]["resolved"]) == (1, 1, 1)
         left = sorted(m["memory"] for m in ok(c.get("/v1/memories", params={"user_id": "alice"}))["results"])
         assert "Deploy to ECS" not in left and "Deploy to Vercel" in left and len(left) == 2
 

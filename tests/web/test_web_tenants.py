@@ -57,7 +57,9 @@ def attempts(ids: dict[str, str]) -> Iterator[tuple[str, str, dict[str, Any], An
         for action in ("edit", "forget", "unpin"):
             yield "POST", "/v1/graph/corrections", params, {"fact_id": ids["fact"], "action": action, "text": "bob was here"}
         yield "POST", f"/v1/graph/corrections/{ids['run']}/undo", params, None
+        yield "GET", "/v1/graph/dream/runs", params, None
         yield "POST", "/v1/graph/dream/undo", params, {}
+        yield "POST", "/v1/graph/dream/undo", params, {"run_id": ids["run"]}  # a correction's: not a dream
         yield "POST", "/v1/chat", params, {"message": "what does alice like?", "stream": False, **params}
 
 

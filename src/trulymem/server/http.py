@@ -30,15 +30,15 @@ from starlette.types import Scope as ASGIScope
 
 from trulymem import __version__, budget
 from trulymem.config import DEFAULT_USER, ServerSettings
-from trulymem.dream import DreamResult, analyze, load_retention, result_json
-from trulymem.dream.run import apply_dream, dream_lock
+from trulymem.dream import result_json
+from trulymem.dream.scope_plan import apply_reviewed
 from trulymem.embed import Embedder
 from trulymem.errors import InvalidInput, NotFound, TrulyMemError
 from trulymem.filters import scope_of
+from trulymem.graph import TrulyMem
 from trulymem.keys import any_active, verify
 from trulymem.llm.base import LLM
 from trulymem.mem0.ops import scope_for
-from trulymem.memories import iter_memories
 from trulymem.model import Scope, utcnow
 from trulymem.server import chat, errors, platform
 from trulymem.server.errors import HTTPError, error_response, parse_json, tool_error
@@ -241,48 +241,33 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     def stats(request: Request, user_id: str | None = None) -> Any:
         return run(request, "memory_stats", {}, user_id)
 
-    @app.post("/v1/dream", summary="Dream: report (dry_run), auto, or apply explicit conflict choices")
-    def dream(request: Request, payload: dict[str, Any] = Body(...)) -> Any:  # noqa: B008
+    @app.post("/v1/dream", summary="Dream: report (dry_run), auto, or apply the reviewed plan with a person's choices")
+    def dream(request: Request, payload: dict[str, Any] = Body(...),  # noqa: B008
+              user_id: str | None = None) -> Any:
         if payload.get("mode") == "apply":
-            return _dream_apply(request, payload)
-        return run(request, "memory_dream", payload)
+            return _dream_apply(request, payload, user_id)
+        return run(request, "memory_dream", payload, user_id)
 
-    def _dream_apply(request: Request, payload: dict[str, Any]) -> Any:
+    def _dream_apply(request: Request, payload: dict[str, Any], user_id: str | None) -> Any:
+        """The plan made again as the dry run made it (``trulymem.dream.scope_plan``), refused
+        with 409 when ``plan_id`` names another, applied with ``choices`` (conflict -> A/B/skip),
+        ``review`` (pair -> merge/keep/skip), ``skip_merges`` and ``skip_prunes``."""
         budget.check()
         principal = principal_of(request)
-        _bind(principal, payload)
-        scope = scope_of_principal(principal, payload.get("user_id"))
+        _bind(principal, payload, user_id)
+        if user_id is not None and payload.get("user_id") not in (None, user_id):
+            raise InvalidInput("?user_id= and the body name different users", field="user_id")
+        named = get_tool("memory_dream").parse({k: payload[k] for k in ("user_id", "agent_id", "app_id")
+                                                if payload.get(k) is not None})  # the dry run's rules
+        scope = scope_for(scope_of_principal(principal, user_id or named.user_id), named.user_id, named.agent_id,
+                          named.app_id)
         if scope.user_id is None:
             raise InvalidInput("applying a dream needs a user_id: it works on one user's memories", field="user_id")
-        scope = scope.replace(agent_id=payload.get("agent_id"), app_id=payload.get("app_id"))
         if payload.get("branch") is not None and not isinstance(payload["branch"], str):
             raise InvalidInput("must be a string", field="branch")
-        choices_in = payload.get("choices") or {}
-        if not isinstance(choices_in, dict):
-            raise InvalidInput("must map conflicts ('<idA>:<idB>' or their number) to A, B or skip", field="choices")
-        now = utcnow()
-        with store.transaction(write=False):
-            items = list(iter_memories(store, scope))
-        budget.check("listing the memories to dream over")
-        analysis = analyze(items, load_retention(), now, embedder=embedder)
-        budget.check("the dream's analysis")  # the last point before anything is written
-        choices: dict[int, Any] = {}
-        # '<idA>:<idB>' names a conflict for good; a number is its place in this analysis (which
-        # may differ from the one a client saw if memories changed since)
-        by_ids = {f"{c.a.id}:{c.b.id}": i for i, c in enumerate(analysis.conflicts)}
-        for k, v in choices_in.items():
-            k = str(k)
-            i = by_ids.get(k, int(k) if k.isdigit() and int(k) < len(analysis.conflicts) else None)
-            if i is None:
-                raise InvalidInput(f"no conflict {k!r} now (there are {len(analysis.conflicts)})", field=f"choices.{k}")
-            if str(v).casefold() not in ("a", "b", "skip"):
-                raise InvalidInput("must be A, B or skip", field=f"choices.{k}")
-            choices[i] = None if str(v).casefold() == "skip" else str(v).upper()
-        ctx = ToolContext(store=store, scope=scope, now=now, embedder=embedder)
-        with dream_lock(store, scope):
-            applied = apply_dream(ctx, analysis, choices, branch=payload.get("branch"))
-        return result_json(DreamResult(status="applied", project=scope.app_id or scope.user_id or "-",
-                                       analysis=analysis, applied=applied))
+        mem = TrulyMem(store, scope=scope, clock=utcnow, embedder=embedder)  # the dry run's, over this store
+        result, line = apply_reviewed(mem, payload, branch=payload.get("branch"))
+        return {**result_json(result), "output": line}
 
     @app.post("/v1/tools/{name}", summary="Run any tool by name (the same schemas as MCP and OpenAI)")
     def any_tool(request: Request, name: str, payload: dict[str, Any] = Body(default_factory=dict),  # noqa: B008

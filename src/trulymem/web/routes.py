@@ -22,11 +22,10 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
-from trulymem.dream.run import undo_dream
 from trulymem.errors import InvalidInput
 from trulymem.model import as_utc
 from trulymem.tools import ToolContext
-from trulymem.web import edits, graph
+from trulymem.web import dreams, edits, graph
 
 Context = Callable[[Request, str | None], ToolContext]
 Run = Callable[..., Any]
@@ -113,10 +112,15 @@ def mount(app: FastAPI, run: Run, context: Context) -> None:
     def undo(request: Request, run_id: str, user_id: str | None = None) -> dict[str, Any]:
         return edits.undo(context(request, user_id), run_id)
 
-    @app.post("/v1/graph/dream/undo", summary="Undo the latest dream run (or run_id) of the user")
+    @app.get("/v1/graph/dream/runs", summary="The user's latest dream runs, newest first, for undo")
+    def dream_runs(request: Request, user_id: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        return dreams.recent(context(request, user_id), min(max(limit, 1), 200))
+
+    @app.post("/v1/graph/dream/undo", summary="Undo one dream run of the user (run_id), else the latest one")
     def dream_undo(request: Request, payload: dict[str, Any] = Body(default_factory=dict),  # noqa: B008
                    user_id: str | None = None) -> dict[str, Any]:
         ctx = context(request, user_id)
         run_id = payload.get("run_id")
-        done = undo_dream(ctx.within(ctx.scope.writable()), run_id if isinstance(run_id, str) else None)
-        return {"run_id": done.id, "undone": True}
+        if run_id is not None and (not isinstance(run_id, str) or not run_id):
+            raise InvalidInput("must be the id of a dream run", field="run_id")
+        return dreams.undo(ctx, run_id)
