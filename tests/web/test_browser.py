@@ -117,16 +117,19 @@ def test_dream_review_and_apply(page: Any, served: Served, tmp_path: Path) -> No
     page.get_by_role("button", name="Review").click()
     page.wait_for_selector("#dream-report .conflicts fieldset")
     report = page.inner_text("#dream-report")
-    assert "1 merges" in report and "1 conflicts" in report and "dark mode" in report
+    assert "1 pair to review" in report and "1 conflict," in report and "dark mode" in report
     page.get_by_label("A: keep “Always use tabs”").check()
+    page.get_by_label("Merge them").check()  # the dark mode pair
     page.screenshot(path=str(tmp_path / "dream.png"))
     page.get_by_role("button", name="Apply").click()
     page.wait_for_selector("#dream-report >> text=Applied")
-    assert "1 merged" in page.inner_text("#dream-report") and "1 conflicts resolved" in page.inner_text("#dream-report")
+    assert "1 merged (1 on review)" in page.inner_text("#dream-report")
+    assert "1 conflict resolved" in page.inner_text("#dream-report")
     page.wait_for_selector("body[data-state=ready]")
     assert "Never use tabs" not in drawn(page)["nodes"]
     page.get_by_role("button", name="Undo dream").click()
     page.wait_for_selector("#dream-report >> text=undone")
+    page.wait_for_selector("#dream-runs li >> text=undone")  # the list of runs follows
     page.wait_for_function("() => window.trulymem.drawn().nodes.includes('Never use tabs')")
 
 

@@ -138,6 +138,7 @@ function selectTab(id) {
     $(t.getAttribute("aria-controls")).hidden = !on;
   }
   if (id === "tab-changes") guarded(() => panel.changes($("changes")));
+  if (id === "tab-dream") guarded(() => dream.runs());
 }
 for (const t of tabs) {
   t.addEventListener("click", () => selectTab(t.id));
@@ -156,7 +157,7 @@ new Chat($("chat-form"), $("chat-log"), {
     view.mark("fresh", [], trace.written.facts || []);
   },
 });
-new Dream($("dream-review"), $("dream-report"), { onChanged: () => guarded(reload) });
+const dream = new Dream($("dream-review"), $("dream-report"), { runs: $("dream-runs"), onChanged: () => guarded(reload) });
 
 // --- start ---------------------------------------------------------------------------------
 async function start() {

@@ -1,7 +1,9 @@
-// The node panel (facts, history, provenance) and the corrections: edit, forget, pin, undo.
+// The node panel (facts, history, provenance), the corrections (edit, forget, pin, undo) and the
+// Changes list of corrections and dreams.
 
 import { get, post } from "./api.js";
 import { h, toast, when } from "./dom.js";
+import { runText, undoRun } from "./dream.js";
 
 function badges(f) {
   return h("span", { class: "badges" },
@@ -132,12 +134,19 @@ export class Panel {
     }
   }
 
+  // Corrections and dream runs together, newest first, each not undone with its Undo.
   async changes(list) {
-    const rows = await get("/v1/graph/corrections");
-    list.replaceChildren(...(rows.length ? rows.map((r) => h("li", {},
-      h("span", {}, `${r.action}: ${r.text} — ${when(r.created_at)}`),
-      r.undone_at ? h("span", { class: "muted" }, " (undone)")
-                  : h("button", { type: "button", onclick: async () => { await this.undo(r.run_id); await this.changes(list); } }, "Undo")))
-      : [h("li", {}, "No corrections yet.")]));
+    const [fixes, dreams] = await Promise.all([get("/v1/graph/corrections"), get("/v1/graph/dream/runs")]);
+    const again = async () => { await this.onChanged(); await this.changes(list); };
+    const rows = [
+      ...fixes.map((r) => ({ at: r.created_at, done: r.undone_at, text: `${r.action}: ${r.text}`,
+        undo: async () => { await this.undo(r.run_id); await this.changes(list); } })),
+      ...dreams.map((r) => ({ at: r.created_at, done: r.undone_at, text: runText(r), dream: true,
+        undo: async () => { if (await undoRun(r.run_id)) await again(); } })),
+    ].sort((x, y) => Date.parse(y.at) - Date.parse(x.at));
+    list.replaceChildren(...(rows.length ? rows.map((r) => h("li", { class: r.dream ? "dream-run" : "correction" },
+      h("span", {}, r.dream ? r.text : `${r.text} — ${when(r.at)}`),
+      r.done ? h("span", { class: "muted" }, " (undone)") : h("button", { type: "button", onclick: r.undo }, "Undo")))
+      : [h("li", {}, "No corrections or dreams yet.")]));
   }
 }
