@@ -42,6 +42,8 @@ FIXTURES = [Path(__file__).with_name("dream_fixture.json"),
             Path(__file__).with_name("dream_fixture_heldout.json"),
             Path(__file__).with_name("dream_fixture_v2.json"),
             Path(__file__).with_name("dream_fixture_v4.json"),
+            # v6: written for issue 26 by a helper who never saw the code, as a DEV set (looked at pair by pair)
+            Path(__file__).with_name("dream_fixture_v6.json"),
             Path(__file__).with_name("dream_fixture_v3.json"),
             Path(__file__).with_name("dream_fixture_v5.json")]
 # v5 was written for issue 26 by a helper who never saw the code or the other fixtures

@@ -23,11 +23,12 @@ from trulymem.dream.findings import (
     kind_of,
     text_of,
 )
-from trulymem.dream.gate import Gated, gate, veto_conflict
+from trulymem.dream.gate import Gated, gate, veto_conflict, worth_review
 from trulymem.dream.judge import FrameSimilarity, Judged, judge
 from trulymem.dream.model_judge import judge_with_llm
 from trulymem.dream.policy import Retention
 from trulymem.dream.similarity import document_frequencies, words
+from trulymem.dream.values import special_values
 from trulymem.dream.vocab import CANON, GENERIC, IDENT, PATH, PROPER
 from trulymem.embed import Embedder
 from trulymem.llm.base import LLM
@@ -58,7 +59,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     expired = _expired(items, retention, now)
     rest = [m for m in items if m.id not in expired]
     seqs = [words(text_of(m)) for m in rest]
-    sets = [{CANON.get(t, t) for t in s if t not in GENERIC} for s in seqs]
+    sets = [_terms(text_of(m)) for m in rest]
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
     step("Analysing: contradictions", 1, 4)
     found, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings)
@@ -69,7 +70,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     # conflict, another value of a many-valued thing is nothing
     step("Analysing: duplicates", 2, 4)
     # without a model the wider net's pairs go to a person, never straight to a conflict
-    sims, lexical, wide_only = duplicate_candidates(rest, sets, df, held, distinct, cfg, embedder, wide=True,
+    sims, lexical, wide_only = duplicate_candidates(rest, sets, df, set(), distinct, cfg, embedder, wide=True,
                                                       model=llm is not None)
     for pair in same:
         sims[pair] = 1.0
@@ -84,23 +85,38 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     else:  # no model: merge only what is provably one fact, the rest alike goes to a person
         verdicts = {pair: gate(rest[pair[0]].memory, rest[pair[1]].memory, v, sure=pair not in wide_only)
                     for pair, v in judged.items()}
-    conflicts += [contradiction(rest[i], rest[j]) for (i, j), v in verdicts.items() if v == "contradiction"]
+    shown = {frozenset((c.a.id, c.b.id)) for c in conflicts}
+    conflicts += [contradiction(rest[i], rest[j]) for (i, j), v in verdicts.items()
+                  if v == "contradiction" and frozenset((rest[i].id, rest[j].id)) not in shown]
+    held = {m.id for c in conflicts for m in (c.a, c.b)}
+    # a memory in a conflict waits for the person's choice: never merged meanwhile, but its
+    # restatements are shown to review (merging one retires it, and its conflict waits a run)
+    shown = {frozenset((c.a.id, c.b.id)) for c in conflicts}
+    verdicts = {(i, j): "distinct" if frozenset((rest[i].id, rest[j].id)) in shown else
+                "review" if v == "duplicate" and (rest[i].id in held or rest[j].id in held) else v
+                for (i, j), v in verdicts.items()}
     free = [k for k, m in enumerate(rest) if not m.pinned]
     at = {k: n for n, k in enumerate(free)}
     dups = {(at[i], at[j]): sims[(i, j)] for (i, j), v in verdicts.items()
             if v == "duplicate" and i in at and j in at}
     live, live_sets = [rest[k] for k in free], [sets[k] for k in free]
     out.conflicts, out.conflicts_more = rank_conflicts(conflicts, cfg.max_conflicts)
-    # A memory in a conflict waits for the person's choice: it is not merged or pruned meanwhile.
-    held = {m.id for c in conflicts for m in (c.a, c.b)}
     out.merges = merge_groups(live, live_sets, dups, held)
     asked = [((at[i], at[j]), sims[(i, j)]) for (i, j), v in verdicts.items() if v == "review" and i in at and j in at
-             and frozenset((rest[i].id, rest[j].id)) not in kept]
-    out.reviews, out.reviews_more = reviews(live, live_sets, asked, held, out.merges, cfg.max_reviews)
+             and frozenset((rest[i].id, rest[j].id)) not in kept
+             and (llm is not None or worth_review(rest[i].memory, rest[j].memory, sims[(i, j)]))]
+    out.reviews, out.reviews_more = reviews(live, live_sets, asked, out.merges, cfg.max_reviews)
     held |= {m.id for g in out.merges for m in g.items} | {m.id for r in out.reviews for m in (r.a, r.b)}
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     step("Analysed", 4, 4)
     return out
+
+
+def _terms(text: str) -> set[str]:
+    """A memory's significant words (synonyms as one), its dates, times, quantities and
+    frequencies as one term each however written ("half an hour" = "30 minutes")."""
+    keys, rest = special_values(text)
+    return {CANON.get(t, t) for t in words(rest) if t not in GENERIC} | set(keys)
 
 
 def _vet(found: list[Contradiction], rest: Sequence[MemoryItem]) -> tuple[list[Contradiction], set[tuple[int, int]]]:

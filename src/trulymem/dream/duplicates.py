@@ -54,17 +54,17 @@ def merge_groups(live: Sequence[MemoryItem], sets: list[set[str]], sims: dict[tu
 
 
 def reviews(live: Sequence[MemoryItem], sets: list[set[str]], pairs: list[tuple[tuple[int, int], float]],
-            held: set[str], merges: list[Merge], cap: int) -> tuple[list[Review], int]:
-    """The pairs a person decides, most alike first, none with a memory waiting in a
-    conflict; and how many more there are. A pair whose one side is in a proposed merge
-    offers to merge the other into that group (its merged text says so)."""
+            merges: list[Merge], cap: int) -> tuple[list[Review], int]:
+    """The pairs a person decides, most alike first; and how many more there are. A pair
+    whose one side is in a proposed merge offers to merge the other into that group (its
+    merged text says so)."""
     at = {m.id: k for k, m in enumerate(live)}
     group_of = {m.id: g for g in merges for m in g.items}
     usable = []
     for (i, j), s in pairs:
         a, b = live[i], live[j]
         ga, gb = group_of.get(a.id), group_of.get(b.id)
-        if a.id in held or b.id in held or (ga is not None and gb is not None):
+        if ga is not None and gb is not None:
             continue  # both already merged (into one group or two): nothing to decide here
         usable.append(((i, j), s, ga or gb))
     usable.sort(key=lambda u: (-u[1], live[u[0][0]].id, live[u[0][1]].id))

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-from trulymem.dream.judge import Judged, cjk, opposite, values
+from trulymem.dream.judge import Judged, _two_places, cjk, denies, opposite, values
 from trulymem.dream.similarity import negated, without_negation, words
 from trulymem.dream.values import _EN_NUMBER, kin_differs, special_values, zh_number
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS
@@ -106,6 +106,18 @@ def apart(a: str, b: str) -> str | None:
     return None
 
 
+CROSS_REVIEW = 0.5  # across languages nothing else can be checked: the encoder must be this sure to ask
+
+
+def worth_review(a: str, b: str, similarity: float) -> bool:
+    """A pair worth a person's time: in one language they share a content word; across
+    languages the encoder is fairly sure (dev fixtures: half the pairs shown, 1 in 36
+    duplicates lost)."""
+    if cjk(a) != cjk(b):
+        return similarity >= CROSS_REVIEW
+    return bool(content(a) & content(b))
+
+
 def gate(a: str, b: str, verdict: Judged, sure: bool = True) -> Gated:
     """The judge's verdict as far as it can be acted on without a model: merges only of
     memories provably the same; a pair judged alike but not provably so goes to review.
@@ -115,7 +127,9 @@ def gate(a: str, b: str, verdict: Judged, sure: bool = True) -> Gated:
     if apart(a, b) is not None:
         return "distinct"
     if verdict == "contradiction":
-        return "contradiction" if sure else "review"
+        if not_a_conflict(a, b):
+            return "distinct"
+        return "review" if _values_agree(a, b) or not sure else "contradiction"
     return "distinct" if verdict == "distinct" else "review"
 
 
@@ -124,4 +138,38 @@ def veto_conflict(a: str, b: str) -> Gated | None:
     two facts (``distinct``); ``None`` keeps it."""
     if provably_same(a, b):
         return "duplicate"
-    return "distinct" if apart(a, b) is not None else None
+    if apart(a, b) is not None or not_a_conflict(a, b):
+        return "distinct"
+    return "review" if _values_agree(a, b) else None
+
+
+_ADDITIVE = re.compile(r"\b(?:also|too|as well|in addition|besides)\b|也|还会|还有|另外|此外", re.IGNORECASE)
+
+
+def not_a_conflict(a: str, b: str) -> bool:
+    """Why two memories judged at odds are not, when both say yes (or both no): one adds
+    to the other ("also", "也"), or they differ in two places with shared words between
+    (another subject with another value: "Backfilling [sessions] takes [2] hours" /
+    "… [events] … [6] hours"). Or a negation bounds what the other does not say (a limit
+    beside a habit: "can't run more than 10 km" / "runs every morning")."""
+    if negated(a) == negated(b) and not opposite(a, b) and not opposite(b, a):
+        return bool(_ADDITIVE.search(a) or _ADDITIVE.search(b)) or (cjk(a) == cjk(b) and _two_places(a, b))
+    return _negation_elsewhere(a, b)
+
+
+def _values_agree(a: str, b: str) -> bool:
+    """Both pin down the same dates, times, quantities or frequencies: what differs is
+    wording ("starts at 02:00" / "kicks off at 2am"), for a person to read, never a conflict."""
+    keyed = {v for v in values(a) if _KEYED.fullmatch(v) and ":" in v}
+    return bool(keyed) and same_values(a, b)
+
+
+_BOUND = re.compile(r"\b(?:more|less|longer|shorter|further|fewer)\s+than\b|\bat (?:most|least)\b|超过|以上|以下|多于|少于",
+                    re.IGNORECASE)
+
+
+def _negation_elsewhere(a: str, b: str) -> bool:
+    """One is negated and bounds an amount ("can't run more than 10 km"), and the negation
+    governs what the other does not say ("runs every morning"): a limit beside a habit."""
+    neg = a if negated(a) else b
+    return cjk(a) == cjk(b) and negated(a) != negated(b) and bool(_BOUND.search(neg)) and not denies(a, b)

@@ -268,6 +268,11 @@ def _apply_step(ctx: ToolContext, journal: _Journal, a: Analysis, groups: list[M
     run.skipped += len(step.merges) - len(merges) + len(step.resolves) - len(resolves) + len(step.prunes) - len(prunes)
     journal.touch([m.id for k in merges for m in groups[k].items] + [x for x, _ in resolves] + prunes)
     _apply_merges(ctx, journal, groups, merges, branch, run)
+    if merges and resolves:  # a conflict whose side a reviewed merge just retired waits for the next run
+        gone = {m.id for k in merges for m in groups[k].items}
+        kept = [(x, w) for x, w in resolves if x not in gone and w not in gone]
+        run.skipped += len(resolves) - len(kept)
+        resolves = kept
     if resolves:
         store.supersede_facts(resolves, now)
         run.resolved += len(resolves)

@@ -68,6 +68,7 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     (r"\b(?:daily|every day|each day|every morning|every evening|every night|every afternoon|nightly)\b"
      r"|每天|每日|每晚|每天早上|每天晚上", "f:1d"),
     (r"\b(?:weekly|every week|each week|once a week)\b|(?:每周|每星期|每个星期|每礼拜)(?![一二三四五六日天末])", "f:1w"),
+    (r"\bon\s+weekdays\b|每个?工作日", "f:wd"), (r"\bon\s+weekends\b|每个?周末", "f:we"),
     (r"\b(?:monthly|every month|each month|once a month)\b|每月|每个月", "f:1m"),
     (r"\b(?:yearly|annually|every year|each year|once a year)\b|每年", "f:1y"),
     (r"\b(?:quarterly|every quarter)\b|每季度|每个季度", "f:3m"))]
@@ -96,8 +97,17 @@ for _dim, _table in _TABLES.items():
         _UNITS[_u] = (_dim, _size)
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _EN_WORDNUM = "|".join(w for w in _EN_NUMBER if len(w) > 2)
-_QUANTITY = re.compile(rf"(?<![\w.])(\d+(?:\.\d+)?|{_EN_WORDNUM}|[{_ZH_NUM}]{{1,3}})(?:\s*|-)({_UNIT_RE})(?![a-z])",
-                       re.IGNORECASE)
+_FRACTION = {"half a": 0.5, "half an": 0.5, "a quarter of a": 0.25, "a quarter of an": 0.25, "quarter of an": 0.25,
+             "quarter of a": 0.25, "an": 1, "a": 1, "one and a half": 1.5, "半": 0.5, "一个半": 1.5, "半个": 0.5}
+_FRACTION_RE = "|".join(sorted((re.escape(f) for f in _FRACTION), key=len, reverse=True))
+_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?|{_FRACTION_RE}|{_EN_WORDNUM}|[{_ZH_NUM}]{{1,3}}个?)(?:\s*|-)"
+                       rf"({_UNIT_RE})(?![a-z])", re.IGNORECASE)
+# weekdays, one key each (plural: a habit, "on Tuesdays"); 每周二 is weekly on Tuesday
+_WEEKDAYS = {w: k + 1 for k, w in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
+_EN_WEEKDAY = re.compile(r"\b(every\s+)?(" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")(s)?\b\.?",
+                         re.IGNORECASE)
+_ZH_WEEKDAY = re.compile(r"(每个?)?(?:周|星期|礼拜)([一二三四五六日天])")
+_ZH_WEEKDAY_N = {ch: k + 1 for k, ch in enumerate("一二三四五六日")} | {"天": 7}
 
 # --- kinship and roles ------------------------------------------------------------------
 _KIN_GROUPS = {
@@ -190,6 +200,8 @@ def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
                                         (m.group(2) or "").casefold().replace(".", "") or None))
     take(_NOON, lambda m: "t:00:00" if m.group(1).casefold() == "midnight" else "t:12:00")
     take(_ZH_TIME, _zh_time)
+    take(_EN_WEEKDAY, lambda m: f"w:{_WEEKDAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else ""))
+    take(_ZH_WEEKDAY, lambda m: f"w:{_ZH_WEEKDAY_N[m.group(2)]}" + (" f:1w" if m.group(1) else ""))
     take(_QUANTITY, _quantity)
     for pattern, key in _FREQUENCY:
         take(pattern, lambda m, key=key: key)
@@ -209,7 +221,7 @@ def _zh_time(m: re.Match[str]) -> str | None:
 
 def _quantity(m: re.Match[str]) -> str | None:
     n = m.group(1).casefold()
-    amount = float(n) if n[:1].isdigit() else _num(n)
+    amount = float(n) if n[:1].isdigit() else _FRACTION.get(n, _num(n.rstrip("个")))
     unit = _UNITS.get(m.group(2).casefold()) or _UNITS.get(m.group(2))
     if amount is None or unit is None:
         return None
