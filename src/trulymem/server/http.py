@@ -58,6 +58,30 @@ class Principal:
     keyless: bool = False  # a local server without keys: the default user unless a request names another
 
 
+def known_query(request: Request, allowed: set[str]) -> None:
+    """Refuse a query parameter the route does not read, or one given twice."""
+    seen: set[str] = set()
+    for k, _ in request.query_params.multi_items():
+        if k not in allowed:
+            raise InvalidInput("unknown query parameter", field=k)
+        if k in seen:
+            raise InvalidInput("is given more than once", field=k)
+        seen.add(k)
+
+
+def query_filters(filters: str | None, run_id: str | None) -> dict[str, Any] | None:
+    """``?filters=`` (JSON) and ``?run_id=`` as one mem0 filter."""
+    try:
+        parsed = parse_json(filters.encode()) if filters else None
+    except HTTPError as exc:  # the body's rules (nesting, numbers), as a bad parameter
+        raise InvalidInput(exc.message, field="filters") from None
+    if parsed is not None and not isinstance(parsed, dict):
+        raise InvalidInput("must be a JSON object of mem0 filters", field="filters")
+    if run_id:
+        parsed = {"AND": [parsed, {"run_id": run_id}]} if parsed else {"run_id": run_id}
+    return parsed
+
+
 def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = None, require_keys: bool = False,
                limits: ServerSettings | None = None, mcp: bool = True, default_user: str = DEFAULT_USER) -> FastAPI:
     limits = limits or ServerSettings()
@@ -188,20 +212,19 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     def list_memories(request: Request, user_id: str | None = None, agent_id: str | None = None,
                       app_id: str | None = None, run_id: str | None = None, page: int = 1, page_size: int = 100,
                       filters: str | None = None) -> Any:
-        try:
-            parsed = parse_json(filters.encode()) if filters else None
-        except HTTPError as exc:  # the body's rules (nesting, numbers), as a bad parameter
-            raise InvalidInput(exc.message, field="filters") from None
-        if run_id:
-            parsed = {"AND": [parsed, {"run_id": run_id}]} if parsed else {"run_id": run_id}
+        known_query(request, {"user_id", "agent_id", "app_id", "run_id", "page", "page_size", "filters"})
         args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "page": page,
-                                  "page_size": page_size, "filters": parsed}.items() if v is not None}
+                                  "page_size": page_size, "filters": query_filters(filters, run_id)}.items()
+                if v is not None}
         return run(request, "get_memories", args)
 
-    @app.delete("/v1/memories", summary="Forget every memory of a user (kept in history)")
+    @app.delete("/v1/memories", summary="Forget every memory of a user matching ?filters= (kept in history)")
     def delete_all(request: Request, user_id: str | None = None, agent_id: str | None = None,
-                   app_id: str | None = None) -> Any:
-        args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}.items() if v is not None}
+                   app_id: str | None = None, run_id: str | None = None, filters: str | None = None) -> Any:
+        # a parameter left unread would make the delete wider than asked: every one is read or refused
+        known_query(request, {"user_id", "agent_id", "app_id", "run_id", "filters"})
+        args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id,
+                                  "filters": query_filters(filters, run_id)}.items() if v is not None}
         return run(request, "delete_all_memories", args)  # an empty value is refused by the tool, never ignored
 
     # ?user_id= names whose memory: an admin key reads every user and changes a memory only as
