@@ -63,7 +63,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
     step("Analysing: contradictions", 1, 4)
     found, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings)
-    conflicts, same = _vet(found, rest)
+    conflicts, same, unsure = _vet(found, rest)
     held = {m.id for c in conflicts for m in (c.a, c.b)}
     # every pair that looks alike is judged, pinned memories included (a pinned memory can be
     # contradicted, never merged): only duplicates merge; a clash of values or of negation is a
@@ -72,13 +72,14 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     # without a model the wider net's pairs go to a person, never straight to a conflict
     sims, lexical, wide_only = duplicate_candidates(rest, sets, df, set(), distinct, cfg, embedder, wide=True,
                                                       model=llm is not None)
-    for pair in same:
-        sims[pair] = 1.0
+    for pair in same | unsure:
+        sims[pair] = max(sims.get(pair, 0.0), 1.0 if pair in same else 0.9)
     step("Analysing: judging pairs", 3, 4)
     frames = _frame_similarity(embedder)
     judged: dict[tuple[int, int], Judged] = {
-        pair: "duplicate" if pair in same else judge(rest[pair[0]].memory, rest[pair[1]].memory, frames,
-                                                     None if pair in lexical else sims[pair]) for pair in sims}
+        pair: "duplicate" if pair in same else "ambiguous" if pair in unsure else
+        judge(rest[pair[0]].memory, rest[pair[1]].memory, frames, None if pair in lexical else sims[pair])
+        for pair in sims}
     verdicts: dict[tuple[int, int], Judged | Gated]
     if llm is not None:
         verdicts, out.warnings = _ask_model(rest, judged, lexical, llm)
@@ -119,20 +120,24 @@ def _terms(text: str) -> set[str]:
     return {CANON.get(t, t) for t in words(rest) if t not in GENERIC} | set(keys)
 
 
-def _vet(found: list[Contradiction], rest: Sequence[MemoryItem]) -> tuple[list[Contradiction], set[tuple[int, int]]]:
+def _vet(found: list[Contradiction], rest: Sequence[MemoryItem]
+         ) -> tuple[list[Contradiction], set[tuple[int, int]], set[tuple[int, int]]]:
     """The rules' conflicts less those that are not one: two wordings of one fact (returned
-    as pairs to merge) or two facts (about different people, another value of a many-valued
-    thing, a rule next to a statement about something else)."""
+    as pairs to merge), pairs whose values agree in other words (for a person to review),
+    or two facts (about different people, another value of a many-valued thing, a rule
+    next to a statement about something else)."""
     at = {m.id: k for k, m in enumerate(rest)}
-    kept, same = [], set()
+    kept, same, unsure = [], set(), set()
     for c in found:
         verdict = veto_conflict(c.a.memory, c.b.memory)
+        pair = (min(at[c.a.id], at[c.b.id]), max(at[c.a.id], at[c.b.id]))
         if verdict is None:
             kept.append(c)
         elif verdict == "duplicate":
-            i, j = sorted((at[c.a.id], at[c.b.id]))
-            same.add((i, j))
-    return kept, same
+            same.add(pair)
+        elif verdict == "review":
+            unsure.add(pair)
+    return kept, same, unsure
 
 
 def _ask_model(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], Judged], lexical: set[tuple[int, int]],

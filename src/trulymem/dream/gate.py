@@ -158,8 +158,11 @@ def not_a_conflict(a: str, b: str) -> bool:
 
 
 def _values_agree(a: str, b: str) -> bool:
-    """Both pin down the same dates, times, quantities or frequencies: what differs is
-    wording ("starts at 02:00" / "kicks off at 2am"), for a person to read, never a conflict."""
+    """Both pin down the same dates, times, quantities or frequencies, said with one
+    polarity: what differs is wording ("starts at 02:00" / "kicks off at 2am"), for a
+    person to read, never a conflict."""
+    if negated(a) != negated(b) or opposite(a, b) or opposite(b, a):
+        return False
     keyed = {v for v in values(a) if _KEYED.fullmatch(v) and ":" in v}
     return bool(keyed) and same_values(a, b)
 

@@ -97,11 +97,15 @@ for _dim, _table in _TABLES.items():
         _UNITS[_u] = (_dim, _size)
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _EN_WORDNUM = "|".join(w for w in _EN_NUMBER if len(w) > 2)
+_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?|{_EN_WORDNUM}|[{_ZH_NUM}]{{1,3}}个?|半个?|一个半)"
+                       rf"(?:\s*|-)({_UNIT_RE})(?![a-z])", re.IGNORECASE)
+# "half an hour", "a quarter of an hour", "a day": an article or fraction before a unit written out
 _FRACTION = {"half a": 0.5, "half an": 0.5, "a quarter of a": 0.25, "a quarter of an": 0.25, "quarter of an": 0.25,
              "quarter of a": 0.25, "an": 1, "a": 1, "one and a half": 1.5, "半": 0.5, "一个半": 1.5, "半个": 0.5}
-_FRACTION_RE = "|".join(sorted((re.escape(f) for f in _FRACTION), key=len, reverse=True))
-_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?|{_FRACTION_RE}|{_EN_WORDNUM}|[{_ZH_NUM}]{{1,3}}个?)(?:\s*|-)"
-                       rf"({_UNIT_RE})(?![a-z])", re.IGNORECASE)
+_ARTICLE_QUANTITY = re.compile(r"\b(half an?|(?:a )?quarter of an?|one and a half|an?)\s+"
+                               r"(second|minute|hour|day|week|month|year|kilometer|kilometre|mile|gigabyte|megabyte)s?\b",
+                               re.IGNORECASE)
+_UNITS.update({"gigabyte": ("bytes", 1024 ** 2), "megabyte": ("bytes", 1024)})
 # weekdays, one key each (plural: a habit, "on Tuesdays"); 每周二 is weekly on Tuesday
 _WEEKDAYS = {w: k + 1 for k, w in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
 _EN_WEEKDAY = re.compile(r"\b(every\s+)?(" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")(s)?\b\.?",
@@ -202,6 +206,7 @@ def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
     take(_ZH_TIME, _zh_time)
     take(_EN_WEEKDAY, lambda m: f"w:{_WEEKDAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else ""))
     take(_ZH_WEEKDAY, lambda m: f"w:{_ZH_WEEKDAY_N[m.group(2)]}" + (" f:1w" if m.group(1) else ""))
+    take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
     for pattern, key in _FREQUENCY:
         take(pattern, lambda m, key=key: key)
