@@ -154,7 +154,8 @@ for _tool in (
          DeleteAllInput, _delete_all, destructive=True, idempotent=True),
     Tool("memory_history", "A memory's versions: ADD / UPDATE / DELETE events, oldest first.", MemoryIdInput,
          _history, writes=False),
-    Tool("memory_dream", "Consolidate memories: report duplicates, contradictions and stale ones (dry_run), or "
-         "apply merges and prunes and skip conflicts (auto).", DreamInput, _dream, destructive=True),
+    Tool("memory_dream", "Consolidate memories: report merges, contradictions, pairs for a person to review and "
+         "stale ones (dry_run), or apply the merges and prunes, leaving conflicts and pairs to review (auto).",
+         DreamInput, _dream, destructive=True),
 ):
     register(_tool)
