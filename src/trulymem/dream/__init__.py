@@ -112,34 +112,36 @@ def current_branch(directory: str | Path | None = None) -> str | None:
     return None
 
 
-def _ask_conflict(c: Contradiction, i: int, n: int, ask: Callable[[str], str], emit: Callable[[str], None]) -> Choice:
+def _ask_pair(heading: str, a: MemoryItem, b: MemoryItem, note: str, prompt: str, answers: dict[str, Any],
+              retry: str, ask: Callable[[str], str], emit: Callable[[str], None]) -> Any:
+    """Show a pair, then ask until an answer in ``answers`` (empty or skip: ``None``)."""
     emit("")
-    emit(f"Conflict {i + 1} of {n}: {conflict_line(c)}")
-    for side, m in (("A", c.a), ("B", c.b)):
+    emit(heading)
+    for side, m in (("A", a), ("B", b)):
         emit(f"  {side}: {m.memory}  ({m.created_at.date().isoformat()}, confidence {m.confidence:g})")
-    emit(f"  suggested: {c.winner} ({c.why})")
+    emit(f"  {note}")
+    choices = {"": None, "skip": None, "s": None, **answers}
     while True:
-        answer = ask("Choose [A/B/skip]: ").strip().casefold()
-        if answer in ("", "skip", "s"):
-            return None
-        if answer in ("a", "b"):
-            return "A" if answer == "a" else "B"
-        emit("Please answer A, B or skip.")
+        answer = ask(prompt).strip().casefold()
+        if answer in choices:
+            return choices[answer]
+        emit(retry)
+
+
+def _ask_conflict(c: Contradiction, i: int, n: int, ask: Callable[[str], str], emit: Callable[[str], None]) -> Choice:
+    got: Choice = _ask_pair(f"Conflict {i + 1} of {n}: {conflict_line(c)}", c.a, c.b,
+                            f"suggested: {c.winner} ({c.why})", "Choose [A/B/skip]: ", {"a": "A", "b": "B"},
+                            "Please answer A, B or skip.", ask, emit)
+    return got
 
 
 def _ask_review(r: Review, i: int, n: int, ask: Callable[[str], str], emit: Callable[[str], None]) -> ReviewChoice:
-    emit("")
-    emit(f"Review {i + 1} of {n}: {review_line(r)}")
-    for side, m in (("A", r.a), ("B", r.b)):
-        emit(f"  {side}: {m.memory}  ({m.created_at.date().isoformat()}, confidence {m.confidence:g})")
-    emit(f"  merged would read: {r.merge.merged}")
-    while True:
-        answer = ask("Merge them, keep both, or skip for now? [merge/keep/skip]: ").strip().casefold()
-        if answer in ("", "skip", "s"):
-            return None
-        if answer in ("merge", "m", "keep", "k"):
-            return "merge" if answer.startswith("m") else "keep"
-        emit("Please answer merge, keep or skip.")
+    got: ReviewChoice = _ask_pair(f"Review {i + 1} of {n}: {review_line(r)}", r.a, r.b,
+                                  f"merged would read: {r.merge.merged}",
+                                  "Merge them, keep both, or skip for now? [merge/keep/skip]: ",
+                                  {"merge": "merge", "m": "merge", "keep": "keep", "k": "keep"},
+                                  "Please answer merge, keep or skip.", ask, emit)
+    return got
 
 
 def _ask_all(analysis: Analysis, ask: Callable[[str], str], emit: Callable[[str], None]) -> Decisions | None:

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from trulymem.dream.findings import Analysis
-from trulymem.dream.run import Decisions, ReviewChoice
+from trulymem.dream.run import Decisions
 from trulymem.errors import Conflict, InvalidInput
 
 __all__ = ["analysis_json", "check_plan", "decisions_from", "plan_id"]
@@ -90,26 +90,32 @@ def _id_list(payload: dict[str, Any], field: str) -> list[str]:
     return [str(v) for v in value]
 
 
+def _choices(payload: dict[str, Any], field: str, what: str, pairs: list[tuple[str, str]],
+             answers: dict[str, str], wrong: str) -> dict[int, str | None]:
+    """``payload[field]``: pair ('<idA>:<idB>' or its number) -> an answer or skip."""
+    keys = _pair_keys(pairs)
+    out: dict[int, str | None] = {}
+    for k, v in _mapping(payload, field).items():
+        i = _index(keys, k, field, what, len(pairs))
+        choice = str(v).casefold()
+        if choice != "skip" and choice not in answers:
+            raise InvalidInput(wrong, field=f"{field}.{k}")
+        out[i] = None if choice == "skip" else answers[choice]
+    return out
+
+
 def decisions_from(payload: dict[str, Any], a: Analysis) -> Decisions:
     """A person's choices as JSON: ``choices`` (conflict -> A / B / skip), ``review``
     (pair -> merge / keep / skip), ``skip_merges`` (merges by their first id, their ids
     joined by ':', or their number) and ``skip_prunes`` (memory ids or numbers). Anything
     naming an item the plan does not have is refused, naming it."""
     d = Decisions()
-    conflicts = _pair_keys([(c.a.id, c.b.id) for c in a.conflicts])
-    for k, v in _mapping(payload, "choices").items():
-        i = _index(conflicts, k, "choices", "conflict", len(a.conflicts))
-        choice = str(v).casefold()
-        if choice not in ("a", "b", "skip"):
-            raise InvalidInput("must be A, B or skip", field=f"choices.{k}")
-        d.conflicts[i] = None if choice == "skip" else ("A" if choice == "a" else "B")
-    reviews = _pair_keys([(r.a.id, r.b.id) for r in a.reviews])
-    for k, v in _mapping(payload, "review").items():
-        i = _index(reviews, k, "review", "pair to review", len(a.reviews))
-        choice = str(v).casefold()
-        if choice not in ("merge", "keep", "skip"):
-            raise InvalidInput("must be merge, keep or skip", field=f"review.{k}")
-        d.reviews[i] = None if choice == "skip" else choice  # type: ignore[assignment]  # ReviewChoice
+    conflicts = _choices(payload, "choices", "conflict", [(c.a.id, c.b.id) for c in a.conflicts],
+                         {"a": "A", "b": "B"}, "must be A, B or skip")
+    d.conflicts = conflicts  # type: ignore[assignment]  # values are "A" / "B" / None: Choice
+    reviews = _choices(payload, "review", "pair to review", [(r.a.id, r.b.id) for r in a.reviews],
+                       {"merge": "merge", "keep": "keep"}, "must be merge, keep or skip")
+    d.reviews = reviews  # type: ignore[assignment]  # values are "merge" / "keep" / None: ReviewChoice
     merges: dict[str, int] = {}
     for i, g in enumerate(a.merges):
         ids = [m.id for m in g.items]
@@ -119,5 +125,3 @@ def decisions_from(payload: dict[str, Any], a: Analysis) -> Decisions:
     d.skip_prunes = {_index(prunes, k, "skip_prunes", "prune", len(a.prunes)) for k in _id_list(payload, "skip_prunes")}
     return d
 
-
-_ = (ReviewChoice,)  # re-exported type of Decisions.reviews values
