@@ -20,6 +20,7 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"\bswapped\s+(?:out\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+for\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
     r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
     r"\binstead of\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
+    r"\b(?:left|quit)\s+(?P<old>(?-i:[A-Z])[\w.&+-]*(?:\s+(?-i:[A-Z])[\w.&+-]*)*)",
     r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using)\s+(?:the\s+)?"
     r"(?P<old>(?:[^,.;]|\.(?=\w))+?)(?=[,.;]|\s+(?:and|in favou?r of|for)\b|$)",
     r"\b(?:the\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:was|were|has been|have been|got|is being)\s+(?:retired|removed|dropped|"
@@ -34,7 +35,7 @@ _CHANGE_ZH = [re.compile(p) for p in (
 
 # a cheap look for the words every change pattern needs, before the patterns themselves
 _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|changed|went|upgraded|transitioned|replaced|"
-                          r"no longer|instead of|"
+                          r"no longer|instead of|left|quit|"
                           r"ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
                           r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
                           re.IGNORECASE)
@@ -51,6 +52,22 @@ def replaced_value(text: str) -> str | None:
         if m:
             return m.group("old").strip(" '\"“”")
     return None
+
+
+# "moved to BigQuery", "switched to Helix", 改用 OneSignal, 迁到 GitLab: only the new value is named
+_MOVED_EN = re.compile(r"\b(?:moved|migrated|switched|transitioned|changed|went over)\s+(?:\w+\s+){0,2}?(?:to|onto)\s+"
+                       r"(?P<new>(?:[^,.;]|\.(?=\w))+)", re.IGNORECASE)
+_MOVED_ZH = re.compile(r"(?:改用|换成|换到|迁到|迁移到|搬到|切换到|改为|转到)了?(?P<new>[^，。；,;了]{1,20})")
+
+
+@lru_cache(maxsize=131_072)
+def moved_to(text: str) -> str | None:
+    """The new value of a change that does not name the old one ("The data warehouse moved
+    to BigQuery at the start of this year"), or ``None``."""
+    if replaced_value(text) is not None:
+        return None
+    m = _MOVED_EN.search(text) or _MOVED_ZH.search(text)
+    return m.group("new").strip(" '\"“”") if m else None
 
 
 def mentions(text: str, value: str) -> bool:

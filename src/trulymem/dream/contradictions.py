@@ -6,9 +6,9 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from trulymem.dream.changes import mentions, replaced_value
+from trulymem.dream.changes import mentions, moved_to, replaced_value
 from trulymem.dream.findings import Contradiction, block_of, kind_of
-from trulymem.dream.judge import denies, different_predicates, other_owner, other_subjects
+from trulymem.dream.judge import cjk, denies, different_predicates, other_owner, other_subjects, values
 from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
 from trulymem.dream.vocab import (
     ANTONYMS,
@@ -130,6 +130,7 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
     # 5. a change statement retires its old value: "we moved from Heroku to Lambda" disagrees
     #    with an older "Deploy to Heroku", whatever the wording
     _changes(live, add)
+    _moves(live, add)
     return sorted(found.values(), key=lambda c: (c.a.created_at, c.a.id, c.b.id)), distinct
 
 
@@ -155,6 +156,38 @@ def _changes(live: Sequence[MemoryItem], add: Any) -> None:
             if j != i and kind_of(other) == kind_of(live[i]) and other.created_at <= live[i].created_at \
                     and mentions(other.memory, old) and replaced_value(other.memory) is None:
                 add(other, live[i], "")
+
+
+def _moves(live: Sequence[MemoryItem], add: Any) -> None:
+    """A change naming only its new value ("The data warehouse moved to BigQuery") retires
+    an older statement about the same thing — two content words in common (three Chinese
+    characters), one language —
+    that names another value and no change ("The data warehouse is Snowflake")."""
+    from trulymem.dream.gate import content  # the gate reads the judge, as this module does
+    moves = [(i, new) for i, m in enumerate(live) if (new := moved_to(m.memory)) is not None]
+    if not moves:
+        return
+    by_term: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for j, m in enumerate(live):
+        for t in content(m.memory) - OWNER_WORDS:
+            by_term[(block_of(m), t)].append(j)
+    for i, new in moves:
+        m = live[i]
+        near: dict[int, int] = defaultdict(int)
+        for t in content(m.memory) - OWNER_WORDS - set(words(new)):
+            hits = by_term.get((block_of(m), t), [])
+            for j in hits if len(hits) <= 200 else ():
+                near[j] += 1
+        for j, shared in near.items():
+            other = live[j]
+            near_enough = shared >= (3 if cjk(m.memory) else 2) and cjk(other.memory) == cjk(m.memory)
+            if j == i or not near_enough or other.created_at > m.created_at \
+                    or replaced_value(other.memory) is not None or moved_to(other.memory) is not None \
+                    or mentions(other.memory, new):
+                continue
+            named = {v for v in values(other.memory) if not v[:1].isdigit() and ":" not in v}
+            if named and not any(v in m.memory.casefold() for v in named):
+                add(other, m, "")
 
 
 def _negates(negated_seq: Sequence[str], other: set[str]) -> bool:

@@ -106,6 +106,9 @@ _ARTICLE_QUANTITY = re.compile(r"\b(half an?|(?:a )?quarter of an?|one and a hal
                                r"(second|minute|hour|day|week|month|year|kilometer|kilometre|mile|gigabyte|megabyte)s?\b",
                                re.IGNORECASE)
 _UNITS.update({"gigabyte": ("bytes", 1024 ** 2), "megabyte": ("bytes", 1024)})
+# a URL or a path names one place exactly: "fernweh.app/privacy" is not "fernweh.app/legal/privacy"
+_PATHLIKE = re.compile(r"(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}(?:/[\w.~%-]+)+/?|(?<![\w/])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+",
+                       re.IGNORECASE)
 # weekdays, one key each (plural: a habit, "on Tuesdays"); 每周二 is weekly on Tuesday
 _WEEKDAYS = {w: k + 1 for k, w in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
 _EN_WEEKDAY = re.compile(r"\b(every\s+)?(" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")(s)?\b\.?",
@@ -193,6 +196,7 @@ def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
             return None
         return f"d:{month:02d}-{day:02d}" + (f" y:{year}" if year else "")
 
+    take(_PATHLIKE, _path)
     take(_ISO_DATE, lambda m: date(int(m.group(2)), int(m.group(3)), m.group(1)))
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
     take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
@@ -212,6 +216,14 @@ def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
         take(pattern, lambda m, key=key: key)
     keys = {k for f in found for k in f.split()}
     return frozenset(keys), out
+
+
+def _path(m: re.Match[str]) -> str | None:
+    """A URL or a file path (with a dot or two slashes: not "CI/CD", "and/or", "3/5")."""
+    text = m.group(0).rstrip(".")
+    if "." not in text and text.count("/") < 2 or text.replace("/", "").isdigit():
+        return None
+    return "p:" + re.sub(r"^https?://", "", text.casefold()).rstrip("/")
 
 
 def _zh_time(m: re.Match[str]) -> str | None:
