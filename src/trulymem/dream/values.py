@@ -16,7 +16,8 @@ from functools import lru_cache
 _MONTHS = {m: k + 1 for k, names in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul", "august aug",
     "september sep sept", "october oct", "november nov", "december dec")) for m in names.split()}
-_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+# capitalised only: "may", "march" and "sat" are words too ("We may deploy", "march 5 miles")
+_MONTH_RE = "(?-i:" + "|".join(sorted((m.capitalize() for m in _MONTHS), key=len, reverse=True)) + ")"
 _ORD = r"(?:st|nd|rd|th)?"
 _ZH_NUM = "零〇一二两三四五六七八九十"
 _ZH_DIGIT = {ch: k for k, ch in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
