@@ -148,7 +148,7 @@ def test_empty_sections_are_left_out(db_path: Path, project: Path) -> None:
 
 def test_clusters_of_three_merge_into_one(db_path: Path, project: Path) -> None:
     with TrulyMem(db_path, user_id="bob") as mem:
-        mem.commit([note("The API uses JWT tokens for auth"), note("API auth uses JWT tokens"),
+        mem.commit([note("The API uses JWT tokens for auth"), note("the API uses JWT tokens for auth."),
                     note("Auth for the API: JWT tokens, rotated daily"), note("Frontend is written in Svelte")])
         answers = iter(["merge", ""])  # the third (it adds "rotated daily") joins the merge on review
         res = run_dream(mem, project_dir=project, ask=lambda _: next(answers), emit=lambda _: None)

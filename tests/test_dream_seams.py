@@ -12,7 +12,8 @@ import pytest
 
 from trulymem import TrulyMem
 from trulymem.dream import analyze, dream_embedder, load_retention
-from trulymem.dream.values import kin_differs, special_values
+from trulymem.dream.gate import provably_same
+from trulymem.dream.values import kin_differs, special_values, zh_number
 from trulymem.memories import MEMORY_RELATION, iter_memories
 
 CASES = json.loads((Path(__file__).parent / "fixtures" / "dream_seams.json").read_text(encoding="utf-8"))
@@ -35,19 +36,38 @@ def test_what_a_dream_without_a_model_does_with_a_pair(tmp_path: Path, want: str
     assert outcome(tmp_path / "d.db", a, b) == want
 
 
+NEVER = [(a, b) for a, b in CASES["never_same"]]
+
+
+@pytest.mark.parametrize(("a", "b"), NEVER, ids=[f"{a}|{b}"[:60] for a, b in NEVER])
+def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: str) -> None:
+    assert not provably_same(a, b) and not provably_same(b, a)
+    assert outcome(tmp_path / "d.db", a, b) != "merge"
+
+
 @pytest.mark.parametrize(("a", "b"), [
     ("02:00 UTC", "2am UTC"), ("14:30", "2:30 pm"), ("下午两点半", "2:30 PM"), ("March 5th, 2024", "2024-03-05"),
     ("5 March", "3月5日"), ("two weeks", "14 days"), ("2 GB", "2048 MB"), ("1.5 hours", "90 minutes"),
-    ("weekly", "每周"), ("every other week", "biweekly"), ("noon", "12:00"), ("三天", "72 hours")])
+    ("weekly", "每周"), ("every other week", "biweekly"), ("noon", "12:00"), ("三天", "72 hours"),
+    ("once a week", "weekly"), ("三百六十五天", "365 days")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 
 
 @pytest.mark.parametrize(("a", "b"), [
     ("3月5日", "5月3日"), ("March 5", "May 3"), ("02:00", "14:00"), ("2am", "2pm"), ("30天", "14天"),
-    ("2 GB", "2 MB"), ("daily", "weekly"), ("每周一", "每周")])
+    ("2 GB", "2 MB"), ("daily", "weekly"), ("每周一", "每周"), ("every morning", "every evening"),
+    ("every other day", "every other week"), ("once a week", "a week")])
 def test_two_values_stay_two(a: str, b: str) -> None:
     assert special_values(a)[0] != special_values(b)[0]
+
+
+def test_chinese_numbers_and_times() -> None:
+    assert [zh_number(n) for n in ("十二", "二十", "两百五十", "一万五千", "三零五")] == [12, 20, 250, 15000, 305]
+    assert special_values("中午12点")[0] == special_values("12:00")[0]
+    assert special_values("凌晨12点")[0] == special_values("midnight")[0]
+    for not_a_time in ("一点点", "一点儿", "用户提了两点建议", "三点五公里"):
+        assert not any(k.startswith("t:") for k in special_values(not_a_time)[0]), not_a_time
 
 
 def test_kinship_and_roles() -> None:

@@ -35,7 +35,7 @@ def test_delete_all_honours_filters_and_refuses_what_it_cannot_read(served: Serv
             assert r.status_code == 200, r.text
         all_three = _texts(c)
         for bad in ({"filters": "{not json"}, {"filters": "[1, 2]"}, {"filter": json.dumps({"type": "pref"})},
-                    {"metadata_filters": "{}"}):
+                    {"metadata_filters": "{}"}, {"filters": ""}, {"run_id": ""}, {"agent_id": ""}):
             r = c.delete("/v1/memories", params={"user_id": "alice", **bad})
             assert r.status_code == 422, (bad, r.text)
             assert r.json()["error"]["field"] in bad, r.text  # the one clear error names the parameter

@@ -329,3 +329,14 @@ def test_a_real_dream_run(db_path: Path, tmp_path: Path) -> None:
             assert last["event"] == "DELETE" and last["metadata"]["superseded_by"] == merged
             assert last["metadata"]["reason"] == "merged"
         assert mem.call("get_memory", {"memory_id": merged}).result["metadata"]["type"] == "decision"
+
+
+def test_an_empty_id_is_refused_never_read_as_any(tmp_path: Path) -> None:
+    m = Memory(str(tmp_path / "empty.db"))
+    m.add("I like tea", user_id="alice", agent_id="bot1", infer=False)
+    m.add("I like coffee", user_id="alice", agent_id="bot2", infer=False)
+    for call in (lambda: m.delete_all(user_id="alice", agent_id=""), lambda: m.get_all(user_id="alice", agent_id=" "),
+                 lambda: m.search("tea", user_id="alice", agent_id="")):
+        with pytest.raises(InvalidInput, match="agent_id"):
+            call()
+    assert len(m.get_all(user_id="alice")["results"]) == 2

@@ -36,8 +36,8 @@ def export(mem: TrulyMem) -> str:
 
 
 def seeded(db: Path, pairs: int, old: int = 0) -> None:
-    """``pairs`` notes each written twice in other words (made-up words, so no two pairs
-    share a frame) and ``old`` expired session notes, written 120 days ago."""
+    """``pairs`` notes each written twice, in other case and punctuation (made-up words, so
+    no two pairs share a frame) and ``old`` expired session notes, written 120 days ago."""
     rng = random.Random(5)
     syllables = "ka ri to mu sen lo pa vi de qu ran tel bo ni zor ex ma fi lu gra".split()
     seen: set[str] = set()
@@ -52,7 +52,7 @@ def seeded(db: Path, pairs: int, old: int = 0) -> None:
     rows = []
     for _ in range(pairs):
         ws = [word() for _ in range(6)]
-        rows += [note(" ".join(ws)), note(" ".join(ws[1:] + ws[:1]))]  # the same words, reordered
+        rows += [note(" ".join(ws)), note(" ".join(ws).capitalize() + ".")]  # the same words, other case and stop
     rows += [note(f"{word()} {word()} {word()}", "session_state") for _ in range(old)]
     with TrulyMem(db, user_id="u", app_id="p", clock=lambda: then) as mem:
         for k in range(0, len(rows), 5000):

@@ -13,7 +13,7 @@ from typing import Literal
 
 from trulymem.dream.judge import Judged, _two_places, cjk, denies, opposite, values
 from trulymem.dream.similarity import negated, without_negation, words
-from trulymem.dream.values import _EN_NUMBER, kin_differs, special_values, zh_number
+from trulymem.dream.values import _EN_NUMBER, kin_differs, special_values
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
@@ -29,31 +29,59 @@ _SAME = {w: g.split()[0] for g in (
 _MANY_EN = MULTI_VALUED | frozenset(words("listen listens listened speak speaks own owns visit visited collect play "
                                            "plays allergic allergy"))
 _MANY_ZH = ("会说", "会讲", "养了", "养着", "养", "去过", "听", "过敏", "喜欢", "爱好", "会用", "有")
+# words that turn a meaning around; stopword lists drop them, so they are compared apart
+_TURN_WORD = re.compile(r"\b(?:before|after|on|off|up|down|over|under|above|below|into|out|from|to|onto|instead|"
+                        r"only|will|would|should|must|might|may|can|could|used(?= to)|always|sometimes|often|rarely|"
+                        r"usually|never|most|few|many|some|all|none|every|each|more|less|fewer|first|last|next|"
+                        r"previous|earlier|later|than|with|without|except|unless|until|since|ago|yet|still|no longer|"
+                        r"anymore|again|both|either|neither|same|different|min(?:imum)?|max(?:imum)?|at least|at most)\b")
+_TURN_ZH = ("之前", "以前", "之后", "以后", "前", "后", "上", "下", "开", "关", "从", "到", "只", "会", "将", "曾", "已", "还",
+            "都", "最", "多", "少", "至少", "至多", "不超过", "以上", "以下", "每", "再", "又", "先", "才")
 _KEYED = re.compile(r"\w+:.*|[nd]\d+|lang-\w+|\d.*")  # normalised values: dates, times, counts, weekdays, languages
 _NUMBER_WORDS = frozenset(_EN_NUMBER) - {"a", "an"}
 
 
 @lru_cache(maxsize=131_072)
+def _reading(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A memory's content words in order (one key per synonym group, without numbers,
+    negation or filler) and the small words that turn a meaning around (before / after,
+    on / off, from / to, will, used to, only …), which stopword lists drop."""
+    keys, rest = special_values(text)
+    seq: list[str] = []
+    for t in without_negation(words(rest)):
+        if t in GENERIC or t in OWNER_WORDS or t.isdigit() or t in _NUMBER_WORDS:
+            continue  # numbers are compared as values; a Chinese numeral outside one stays a word
+        key = CANON.get(t, t)
+        key = _SAME.get(key, _SAME.get(t, key))
+        if not seq or seq[-1] != key:
+            seq.append(key)
+    low = rest.casefold()
+    turns = {w for w in _TURN_WORD.findall(low)} | {w for w in _TURN_ZH if w in low}
+    return tuple(seq), frozenset(turns)
+
+
 def content(text: str) -> frozenset[str]:
     """What a memory says apart from its values and whom it is about: its content words,
-    one key per synonym group, without numbers, negation or filler."""
-    _, rest = special_values(text)
-    out = set()
-    for t in without_negation(words(rest)):
-        if t in GENERIC or t in OWNER_WORDS or t.isdigit() or t in _NUMBER_WORDS or zh_number(t) is not None:
-            continue
-        key = CANON.get(t, t)
-        out.add(_SAME.get(key, _SAME.get(t, key)))
-    return frozenset(out)
+    one key per synonym group."""
+    return frozenset(_reading(text)[0])
 
 
 def provably_same(a: str, b: str) -> bool:
     """Two memories that say one thing: one language, the same normalised values
-    (``02:00 UTC`` = ``2am UTC``), the same people, the same polarity and markers, and
-    the same content words."""
+    (``02:00 UTC`` = ``2am UTC``), the same people, the same polarity and markers, the
+    same content words in the same order ("Alice reports to Bob" is not "Bob reports to
+    Alice") and the same small words that turn a meaning (before / after, on / off)."""
     return a == b or (cjk(a) == cjk(b) and same_values(a, b) and negated(a) == negated(b)
                       and not opposite(a, b) and not opposite(b, a) and not kin_differs(a, b)
-                      and content(a) == content(b))
+                      and _reading(a) == _reading(b) and _order(a, b) == _order(b, a))
+
+
+def _order(text: str, other: str) -> tuple[str, ...]:
+    """The names either memory gives, in the order this one says them ("from MySQL to
+    PostgreSQL")."""
+    low = text.casefold()
+    names = {v for v in values(text) | values(other) if not _KEYED.fullmatch(v)}
+    return tuple(v for _, v in sorted((low.find(v), v) for v in names if v in low))
 
 
 def same_values(a: str, b: str) -> bool:

@@ -28,7 +28,8 @@ _ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[�
 _MONTHS = ("january february march april may june july august september october november december "
            "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday "
            "sunday").split()
-_MONTH = re.compile(r"\b(?:" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
+# capitalised only: "may" and "march" are words too ("Interns may use the staging cluster")
+_MONTH = re.compile(r"\b(?:" + "|".join(m.capitalize() for m in _MONTHS) + r")\b")
 # Names written in Latin letters: capitalised words after the first, ALL-CAPS, identifiers with digits or dots.
 _NAME = re.compile(r"(?<=[\w,;:'’)] )[A-Z][\w.+#-]*|\b[A-Z]{2,}[\w.+-]*|\b[A-Za-z]+\d[\w.]*|\b\w+\.\w+\b")
 # Values written as words: number words, languages, weekdays (English and Chinese), one canonical key each.

@@ -159,10 +159,10 @@ def apply_dream(ctx: ToolContext, analysis: Analysis, choices: dict[int, Choice]
     record = Run(id=run.run_id, kind=KIND, user_id=ctx.scope.user_id or "", agent_id=ctx.scope.agent_id,
                  app_id=ctx.scope.app_id, created_at=now, summary={"state": "applying", "auto": auto})
     decided = choices if isinstance(choices, Decisions) else Decisions(conflicts=dict(choices))
-    plan = _plan(analysis, decided)
+    plan, left_out = _plan(analysis, decided)
     unresolved = sum(1 for i in range(len(analysis.conflicts)) if decided.conflicts.get(i) is None)
     run.kept = [sorted((r.a.id, r.b.id)) for k, r in enumerate(analysis.reviews) if decided.reviews.get(k) == "keep"]
-    run.skipped = unresolved + len(decided.skip_merges) + len(decided.skip_prunes) + \
+    run.skipped = unresolved + len(decided.skip_merges) + len(decided.skip_prunes) + left_out + \
         sum(1 for k in range(len(analysis.reviews)) if decided.reviews.get(k) is None)
     seq, budget = 0, min(STEP, FIRST_STEP)
     with store.transaction(write=False):
@@ -235,25 +235,44 @@ class _Plan:
         return step
 
 
-def _plan(a: Analysis, d: Decisions) -> _Plan:
+def _plan(a: Analysis, d: Decisions) -> tuple[_Plan, int]:
+    """The changes to make, and how many chosen ones were left out because they overlap:
+    each memory is merged once and plays one part (winner or loser) in the conflicts of
+    a run; what overlaps is asked again on the next run."""
     groups = [g for k, g in enumerate(a.merges) if k not in d.skip_merges]
+    taken = {m.id for g in groups for m in g.items}
+    turned_down = {m.id for n in d.skip_merges for m in a.merges[n].items}
+    left_out = 0
     for k, r in enumerate(a.reviews):
         if d.reviews.get(k) != "merge":
             continue
-        # a pair that joins a proposed merge replaces it with the larger one (unless turned down)
         ids = {m.id for m in r.merge.items}
-        inside = [n for n, g in enumerate(groups) if {m.id for m in g.items} < ids]
+        # a pair that joins a proposed merge replaces it with the larger one
+        inside = [n for n, g in enumerate(groups) if not g.reviewed and {m.id for m in g.items} < ids]
+        new = ids - ({m.id for m in groups[inside[0]].items} if inside else set())
+        if ids & turned_down or new & taken:
+            left_out += 1  # joins a merge turned down, or overlaps another chosen merge
+            continue
         if inside:
             groups[inside[0]] = r.merge
-        elif not any(a.merges[n].items[0].id in ids for n in d.skip_merges):
-            groups.append(r.merge)  # (joining a merge the person turned down: neither is made)
+        else:
+            groups.append(r.merge)
+        taken |= ids
     units: list[tuple[str, Any, int]] = [("merge", k, len(g.items)) for k, g in enumerate(groups)]
+    winners: set[str] = set()
+    losers: set[str] = set()
     for i, c in enumerate(a.conflicts):
-        if d.conflicts.get(i) is not None:
-            winner, loser = (c.a, c.b) if d.conflicts[i] == "A" else (c.b, c.a)
-            units.append(("resolve", (loser.id, winner.id), 1))
+        if d.conflicts.get(i) is None:
+            continue
+        winner, loser = (c.a, c.b) if d.conflicts[i] == "A" else (c.b, c.a)
+        if {winner.id, loser.id} & taken or winner.id in losers or loser.id in losers | winners:
+            left_out += 1  # merged this run, or a side already settled otherwise (A>B, B>C, C>A)
+            continue
+        winners.add(winner.id)
+        losers.add(loser.id)
+        units.append(("resolve", (loser.id, winner.id), 1))
     units += [("prune", p.item.id, 1) for k, p in enumerate(a.prunes) if k not in d.skip_prunes]
-    return _Plan(units, groups)
+    return _Plan(units, groups), left_out
 
 
 def _apply_step(ctx: ToolContext, journal: _Journal, a: Analysis, groups: list[Merge], step: _Step,
@@ -268,11 +287,6 @@ def _apply_step(ctx: ToolContext, journal: _Journal, a: Analysis, groups: list[M
     run.skipped += len(step.merges) - len(merges) + len(step.resolves) - len(resolves) + len(step.prunes) - len(prunes)
     journal.touch([m.id for k in merges for m in groups[k].items] + [x for x, _ in resolves] + prunes)
     _apply_merges(ctx, journal, groups, merges, branch, run)
-    if merges and resolves:  # a conflict whose side a reviewed merge just retired waits for the next run
-        gone = {m.id for k in merges for m in groups[k].items}
-        kept = [(x, w) for x, w in resolves if x not in gone and w not in gone]
-        run.skipped += len(resolves) - len(kept)
-        resolves = kept
     if resolves:
         store.supersede_facts(resolves, now)
         run.resolved += len(resolves)

@@ -1,6 +1,7 @@
 """Values written many ways, read as one: times (``02:00 UTC`` = ``2am UTC``,
 ``14:30`` = ``2:30 pm`` = ``下午两点半``), dates with their day and month kept apart
-(``March 5`` = ``5 March`` = ``3月5日`` = ``三月五日``, never ``May 3`` / ``5月3日``),
+(``March 5`` = ``5 March`` = ``3月5日`` = ``三月五日``, never ``May 3`` / ``5月3日``; month
+names only capitalised),
 quantities in one unit (``2 GB`` = ``2048 MB``, ``two weeks`` = ``14 days``), and
 kinship and roles (``哥哥`` is an elder brother, never a ``弟弟``).
 
@@ -19,7 +20,7 @@ _MONTHS = {m: k + 1 for k, names in enumerate((
 # capitalised only: "may", "march" and "sat" are words too ("We may deploy", "march 5 miles")
 _MONTH_RE = "(?-i:" + "|".join(sorted((m.capitalize() for m in _MONTHS), key=len, reverse=True)) + ")"
 _ORD = r"(?:st|nd|rd|th)?"
-_ZH_NUM = "零〇一二两三四五六七八九十"
+_ZH_NUM = "零〇一二两三四五六七八九十百千万"
 _ZH_DIGIT = {ch: k for k, ch in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
 _EN_NUMBER = {w: k for k, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -28,17 +29,24 @@ _EN_NUMBER = {w: k for k, w in enumerate(
 
 
 def zh_number(s: str) -> int | None:
-    """一 … 九十九 (and plain digits): 十五 = 15, 二十 = 20, 两 = 2."""
+    """Chinese numerals up to the ten thousands (and plain digits): 十五 = 15, 两百五十 = 250,
+    一万五千 = 15000, 三零五 = 305 (digit by digit)."""
     if s.isdigit():
         return int(s)
     if not s or any(ch not in _ZH_NUM for ch in s):
         return None
-    if "十" not in s:
-        return int("".join(str(_ZH_DIGIT[ch]) for ch in s)) if all(ch in _ZH_DIGIT for ch in s) else None
-    tens, _, ones = s.partition("十")
-    t = 1 if not tens else _ZH_DIGIT.get(tens)
-    o = 0 if not ones else _ZH_DIGIT.get(ones)
-    return None if t is None or o is None else t * 10 + o
+    if not any(ch in "十百千万" for ch in s):
+        return int("".join(str(_ZH_DIGIT[ch]) for ch in s))
+    total, section, digit = 0, 0, None
+    for ch in s:
+        if ch in _ZH_DIGIT:
+            digit = _ZH_DIGIT[ch]
+        elif ch == "万":
+            total, section, digit = (section + (digit or 0)) * 10_000, 0, None
+        else:
+            section += (1 if digit is None else digit) * {"十": 10, "百": 100, "千": 1000}[ch]
+            digit = None
+    return total + section + (digit or 0)
 
 
 def _num(s: str) -> int | None:
@@ -59,16 +67,23 @@ _AMPM = re.compile(r"(?<![\d.:])(\d{1,2})\s*(a\.?m\.?|p\.?m\.?)(?![a-z])", re.IG
 _EN_HOUR_WORD = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*"
                            r"(?:(a\.?m\.?|p\.?m\.?)|o'?clock)(?![a-z])", re.IGNORECASE)
 _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
+# 点 is o'clock after a part of the day, or before 半 / 钟 / minutes / 开 / 前 …: not in 一点点,
+# 两点建议 (two points) or 三点五 (3.5)
 _ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})[点點时]"
-                      rf"(半|一刻|三刻|([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})分?)?")
+                      rf"(半|一刻|三刻|整|钟|([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})分)?")
+_ZH_TIME_AFTER = re.compile(r"[开到前后以之左起，。,.;；、\s]|$")
 _PM_ZH = {"下午", "傍晚", "晚上", "中午"}
 # how often: one key per period ("daily" = "every day" = "每天"); "every other week" = "biweekly" = "每两周"
 _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
-    (r"\b(?:every other|every second|every two|bi-?weekly|fortnightly)\s*(?:week|weeks)?\b|每两周|隔周|双周", "f:2w"),
+    (r"\b(?:every other week|every second week|every two weeks|bi-?weekly|fortnightly)\b|每两周|隔周|双周", "f:2w"),
+    (r"\b(?:every other day|every second day|every two days)\b|隔天|每两天", "f:2d"),
+    (r"\bevery morning\b|每天早上|每天早晨|每天上午|每个早上", "f:1d pd:am"),
+    (r"\bevery afternoon\b|每天下午", "f:1d pd:pm"),
+    (r"\b(?:every evening|every night|nightly)\b|每天晚上|每晚", "f:1d pd:eve"),
     (r"\b(?:hourly|every hour)\b|每小时|每个小时", "f:1h"),
-    (r"\b(?:daily|every day|each day|every morning|every evening|every night|every afternoon|nightly)\b"
-     r"|每天|每日|每晚|每天早上|每天晚上", "f:1d"),
-    (r"\b(?:weekly|every week|each week|once a week)\b|(?:每周|每星期|每个星期|每礼拜)(?![一二三四五六日天末])", "f:1w"),
+    (r"\b(?:daily|every day|each day)\b|每天|每日", "f:1d"),
+    (r"\b(?:weekly|every week|each week|once a week|once per week)\b"
+     r"|(?:每周|每星期|每个星期|每礼拜)(?![一二三四五六日天末])", "f:1w"),
     (r"\bon\s+weekdays\b|每个?工作日", "f:wd"), (r"\bon\s+weekends\b|每个?周末", "f:we"),
     (r"\b(?:monthly|every month|each month|once a month)\b|每月|每个月", "f:1m"),
     (r"\b(?:yearly|annually|every year|each year|once a year)\b|每年", "f:1y"),
@@ -98,13 +113,13 @@ for _dim, _table in _TABLES.items():
         _UNITS[_u] = (_dim, _size)
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _EN_WORDNUM = "|".join(w for w in _EN_NUMBER if len(w) > 2)
-_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?|{_EN_WORDNUM}|[{_ZH_NUM}]{{1,3}}个?|半个?|一个半)"
+_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.{_ZH_NUM}点])(\d+(?:\.\d+)?|{_EN_WORDNUM}|[{_ZH_NUM}]{{1,8}}个?|半个?|一个半)"
                        rf"(?:\s*|-)({_UNIT_RE})(?![a-z])", re.IGNORECASE)
 # "half an hour", "a quarter of an hour", "a day": an article or fraction before a unit written out
 _FRACTION = {"half a": 0.5, "half an": 0.5, "a quarter of a": 0.25, "a quarter of an": 0.25, "quarter of an": 0.25,
              "quarter of a": 0.25, "an": 1, "a": 1, "one and a half": 1.5, "半": 0.5, "一个半": 1.5, "半个": 0.5}
 _ARTICLE_QUANTITY = re.compile(r"\b(half an?|(?:a )?quarter of an?|one and a half|an?)\s+"
-                               r"(second|minute|hour|day|week|month|year|kilometer|kilometre|mile|gigabyte|megabyte)s?\b",
+                               r"(minute|hour|day|week|month|year|kilometer|kilometre|mile|gigabyte|megabyte)s?\b",
                                re.IGNORECASE)
 _UNITS.update({"gigabyte": ("bytes", 1024 ** 2), "megabyte": ("bytes", 1024)})
 # a URL or a path names one place exactly: "fernweh.app/privacy" is not "fernweh.app/legal/privacy"
@@ -164,8 +179,12 @@ def kin_differs(a: str, b: str) -> bool:
 
 # --- the reader -------------------------------------------------------------------------
 def _hhmm(h: int, m: int, half: str | None) -> str | None:
-    if half:
-        h = h % 12 + (12 if half.startswith("p") or half in _PM_ZH and h < 12 else 0)
+    if half in _PM_ZH:
+        h = h + 12 if h < 12 else h  # 下午3点 = 15:00; 中午12点 = 12:00
+    elif half in ("凌晨", "夜里") and h == 12:
+        h = 0
+    elif half and half[:1] in "ap":  # 12am = 00:00, 12pm = 12:00
+        h = h % 12 + (12 if half.startswith("p") else 0)
     if not (0 <= h <= 24 and 0 <= m < 60):
         return None
     return f"t:{h % 24:02d}:{m:02d}"
@@ -211,10 +230,10 @@ def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
     take(_ZH_TIME, _zh_time)
     take(_EN_WEEKDAY, lambda m: f"w:{_WEEKDAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else ""))
     take(_ZH_WEEKDAY, lambda m: f"w:{_ZH_WEEKDAY_N[m.group(2)]}" + (" f:1w" if m.group(1) else ""))
-    take(_ARTICLE_QUANTITY, _quantity)
-    take(_QUANTITY, _quantity)
     for pattern, key in _FREQUENCY:
         take(pattern, lambda m, key=key: key)
+    take(_ARTICLE_QUANTITY, _quantity)
+    take(_QUANTITY, _quantity)
     keys = {k for f in found for k in f.split()}
     return frozenset(keys), out
 
@@ -228,6 +247,11 @@ def _path(m: re.Match[str]) -> str | None:
 
 
 def _zh_time(m: re.Match[str]) -> str | None:
+    after = m.string[m.end():m.end() + 1]
+    if m.group(3) is None and (after in "点儿" and after or after in _ZH_NUM and after):
+        return None  # 一点点, 一点儿, 三点五 (3.5)
+    if m.group(1) is None and m.group(3) is None and not _ZH_TIME_AFTER.match(after):
+        return None  # 两点建议: a time only after a part of the day, or before 开 / 前 / 到 …
     h = _num(m.group(2))
     rest = m.group(3) or ""
     minute = 30 if rest == "半" else 15 if rest == "一刻" else 45 if rest == "三刻" else (_num(m.group(4)) or 0) \
@@ -244,5 +268,7 @@ def _quantity(m: re.Match[str]) -> str | None:
     if amount is None or unit is None:
         return None
     dim, size = unit
+    if m.group(2).casefold() in ("s", "d", "h") and amount >= 1000:
+        return None  # "1990s" is a decade, not seconds
     total = amount * size
     return f"q:{dim}:{int(total) if float(total).is_integer() else round(total, 6)}"

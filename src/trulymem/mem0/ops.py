@@ -103,6 +103,8 @@ def filtered_scope(defaults: Scope, filters: Any, user_id: str | None = None, ag
     named = scope_of(filters)
     given = {"user_id": user_id, "agent_id": agent_id, "app_id": app_id}
     for key, value in given.items():
+        if value is not None and not value.strip():
+            raise InvalidInput("is empty: leave it out, or name one", field=key)  # never read as "any"
         if value and named.get(key) and named[key] != value:
             raise InvalidInput(f"the arguments and the filters name different {key}s", field=f"filters.{key}")
     return scope_for(defaults, *(value or named.get(key) for key, value in given.items()))

@@ -70,7 +70,11 @@ def known_query(request: Request, allowed: set[str]) -> None:
 
 
 def query_filters(filters: str | None, run_id: str | None) -> dict[str, Any] | None:
-    """``?filters=`` (JSON) and ``?run_id=`` as one mem0 filter."""
+    """``?filters=`` (JSON) and ``?run_id=`` as one mem0 filter; an empty one is refused,
+    never read as no filter."""
+    for name, given in (("filters", filters), ("run_id", run_id)):
+        if given is not None and not given.strip():
+            raise InvalidInput("is empty: leave it out, or give a value", field=name)
     try:
         parsed = parse_json(filters.encode()) if filters else None
     except HTTPError as exc:  # the body's rules (nesting, numbers), as a bad parameter
