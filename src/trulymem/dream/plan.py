@@ -17,7 +17,7 @@ from trulymem.dream.findings import Analysis
 from trulymem.dream.run import Decisions
 from trulymem.errors import Conflict, InvalidInput
 
-__all__ = ["analysis_json", "check_plan", "decisions_from", "plan_id"]
+__all__ = ["analysis_json", "by_number", "check_plan", "decisions_from", "plan_id"]
 
 
 def analysis_json(a: Analysis | None) -> dict[str, Any] | None:
@@ -102,6 +102,20 @@ def _choices(payload: dict[str, Any], field: str, what: str, pairs: list[tuple[s
             raise InvalidInput(wrong, field=f"{field}.{k}")
         out[i] = None if choice == "skip" else answers[choice]
     return out
+
+
+def by_number(payload: dict[str, Any]) -> str | None:
+    """The first decision given by its place in a plan rather than by ids, if any: a number
+    means something only in the plan it was read from."""
+    for field in ("choices", "review"):
+        value = payload.get(field)
+        if isinstance(value, dict) and (k := next((str(k) for k in value if str(k).isdigit()), None)) is not None:
+            return f"{field}.{k}"
+    for field in ("skip_merges", "skip_prunes"):
+        value = payload.get(field)
+        if isinstance(value, list) and any(isinstance(v, int) or str(v).isdigit() for v in value):
+            return field
+    return None
 
 
 def decisions_from(payload: dict[str, Any], a: Analysis) -> Decisions:

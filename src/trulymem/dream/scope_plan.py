@@ -15,9 +15,10 @@ from typing import Any
 from trulymem import budget
 from trulymem.dream import DreamResult, run_dream
 from trulymem.dream.findings import Analysis
-from trulymem.dream.plan import check_plan, decisions_from
+from trulymem.dream.plan import by_number, check_plan, decisions_from
 from trulymem.dream.report import summary
 from trulymem.dream.run import apply_dream, dream_lock
+from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
 
 __all__ = ["apply_reviewed", "remake_plan"]
@@ -38,6 +39,10 @@ def apply_reviewed(mem: TrulyMem, payload: dict[str, Any], *, branch: str | None
     ``skip_merges``, ``skip_prunes``; a choice naming nothing in the plan: ``InvalidInput``)
     and apply them as one journaled, undoable run. Returns the result and its summary line;
     with nothing to do, nothing is written and the result's ``applied`` is ``None``."""
+    numbered = by_number(payload)
+    if numbered is not None and payload.get("plan_id") is None:
+        raise InvalidInput("names an item by its number: send the plan_id of the report it was read from "
+                           "(or name it by its ids)", field=numbered)
     result = remake_plan(mem)
     analysis = result.analysis or Analysis(memories=0)
     check_plan(analysis, payload.get("plan_id"))
