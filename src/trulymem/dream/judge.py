@@ -142,11 +142,18 @@ def judge(a: str, b: str, frames: FrameSimilarity | None = None, similarity: flo
     return verdict or _by_language(a, b, one_language, similarity)
 
 
-def masked(text: str) -> str:
+def masked(text: str, other: str | None = None) -> str:
     """The memory with its values (dates, times, quantities, numbers, names, Latin words in
-    Chinese text) as "X"."""
-    out = " ".join(_NUMBER.sub("X", special_values(text, "X")[1]).split())
-    return _LATIN_IN_CJK.sub("X", out) if cjk(text) else _NAME.sub("X", _MONTH.sub("X", out))
+    Chinese text) as "X"; with ``other``, a name both say stays (the subject of both:
+    "iOS 4.0 版本定在X发布" / "The iOS 4.0 release is scheduled for X")."""
+    keep = other.casefold() if other is not None else ""
+
+    def mask(m: re.Match[str]) -> str:
+        return m.group(0) if keep and m.group(0).casefold().strip(".") in keep else "X"
+    out = " ".join(_NUMBER.sub("X", special_values(text, "X")[1]).split()) if other is None else \
+        " ".join(special_values(text, "X")[1].split())
+    out = _LATIN_IN_CJK.sub(mask, out) if cjk(text) else _NAME.sub(mask, _MONTH.sub("X", out))
+    return out if other is None else _NUMBER.sub(mask, out)
 
 
 def _by_change(a: str, b: str, one_language: bool) -> Judged | None:
@@ -183,7 +190,7 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         many = many_valued(a, b) or (p > 0 and different_predicates(list(mx), list(my))) or other_subjects(a, b)
         return "distinct" if many else "contradiction"
     if not one_language:  # the words around the values cannot be compared: the frames' meaning can
-        if many_valued(a, b) or frames is None or frames(masked(a), masked(b)) < FRAME_MATCH:
+        if many_valued(a, b) or frames is None or frames(masked(a, b), masked(b, a)) < FRAME_MATCH:
             return "ambiguous"
         return "contradiction"
     if frames is not None and frames(masked(a), masked(b)) < FRAME_MATCH_WORDS:
