@@ -21,8 +21,11 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
     r"\binstead of\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
     r"\b(?:left|quit)\s+(?P<old>(?-i:[A-Z])[\w.&+-]*(?:\s+(?-i:[A-Z])[\w.&+-]*)*)",
-    r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using)\s+(?:the\s+)?"
-    r"(?P<old>(?:[^,.;]|\.(?=\w))+?)(?=[,.;]|\s+(?:and|in favou?r of|for)\b|$)",
+    r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|gave up|given up)\s+"
+    r"(?:the\s+|on\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)(?:\s+(?:completely|entirely|altogether|for good))?"
+    r"(?=[,.;]|\s+(?:and|in favou?r of|for)\b|$)",
+    r"\b(?:doesn't|does not|don't|do not|didn't|no longer)\s+(?:use|uses|run|runs|drive|drives|own|owns|play|plays|"
+    r"drink|drinks|eat|eats)\s+(?:an?\s+|the\s+|any\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:any\s?more|now)\b",
     r"\b(?:the\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:was|were|has been|have been|got|is being)\s+(?:retired|removed|dropped|"
     r"decommissioned|deprecated|shut down|turned off|phased out|ripped out)\b")]
 _CHANGE_ZH = [re.compile(p) for p in (
@@ -35,7 +38,7 @@ _CHANGE_ZH = [re.compile(p) for p in (
 
 # a cheap look for the words every change pattern needs, before the patterns themselves
 _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|changed|went|upgraded|transitioned|replaced|"
-                          r"no longer|instead of|left|quit|"
+                          r"no longer|instead of|left|quit|gave up|given up|any ?more|"
                           r"ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
                           r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
                           re.IGNORECASE)
