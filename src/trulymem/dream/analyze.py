@@ -64,7 +64,6 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     step("Analysing: contradictions", 1, 4)
     found, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings)
     conflicts, same, unsure = _vet(found, rest)
-    held = {m.id for c in conflicts for m in (c.a, c.b)}
     # every pair that looks alike is judged, pinned memories included (a pinned memory can be
     # contradicted, never merged): only duplicates merge; a clash of values or of negation is a
     # conflict, another value of a many-valued thing is nothing
@@ -86,16 +85,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     else:  # no model: merge only what is provably one fact, the rest alike goes to a person
         verdicts = {pair: gate(rest[pair[0]].memory, rest[pair[1]].memory, v, sure=pair not in wide_only)
                     for pair, v in judged.items()}
-    shown = {frozenset((c.a.id, c.b.id)) for c in conflicts}
-    conflicts += [contradiction(rest[i], rest[j]) for (i, j), v in verdicts.items()
-                  if v == "contradiction" and frozenset((rest[i].id, rest[j].id)) not in shown]
-    held = {m.id for c in conflicts for m in (c.a, c.b)}
-    # a memory in a conflict waits for the person's choice: never merged meanwhile, but its
-    # restatements are shown to review (merging one retires it, and its conflict waits a run)
-    shown = {frozenset((c.a.id, c.b.id)) for c in conflicts}
-    verdicts = {(i, j): "distinct" if frozenset((rest[i].id, rest[j].id)) in shown else
-                "review" if v == "duplicate" and (rest[i].id in held or rest[j].id in held) else v
-                for (i, j), v in verdicts.items()}
+    verdicts, held = _hold_conflicts(rest, verdicts, conflicts)
     free = [k for k, m in enumerate(rest) if not m.pinned]
     at = {k: n for n, k in enumerate(free)}
     dups = {(at[i], at[j]): sims[(i, j)] for (i, j), v in verdicts.items()
@@ -111,6 +101,24 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     step("Analysed", 4, 4)
     return out
+
+
+def _hold_conflicts(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], Judged | Gated],
+                    conflicts: list[Contradiction]) -> tuple[dict[tuple[int, int], Judged | Gated], set[str]]:
+    """Add the judged conflicts to the rules' (each pair once) and hold their memories: a
+    memory in a conflict waits for the person's choice, never merged meanwhile, but its
+    restatements are shown to review (merging one retires it, and its conflict waits a run).
+    Returns the verdicts so adjusted and the held memories' ids."""
+    shown = {frozenset((c.a.id, c.b.id)) for c in conflicts}
+    for (i, j), v in verdicts.items():
+        pair = frozenset((rest[i].id, rest[j].id))
+        if v == "contradiction" and pair not in shown:
+            conflicts.append(contradiction(rest[i], rest[j]))
+            shown.add(pair)
+    held = {m.id for c in conflicts for m in (c.a, c.b)}
+    return {(i, j): "distinct" if frozenset((rest[i].id, rest[j].id)) in shown else
+            "review" if v == "duplicate" and (rest[i].id in held or rest[j].id in held) else v
+            for (i, j), v in verdicts.items()}, held
 
 
 def _terms(text: str) -> set[str]:

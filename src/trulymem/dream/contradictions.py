@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from trulymem.dream.changes import mentions, moved_to, replaced_value
 from trulymem.dream.findings import Contradiction, block_of, kind_of
+from trulymem.dream.gate import content
 from trulymem.dream.judge import cjk, denies, different_predicates, other_owner, other_subjects, values
 from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
 from trulymem.dream.vocab import (
@@ -163,7 +164,6 @@ def _moves(live: Sequence[MemoryItem], add: Any) -> None:
     an older statement about the same thing — two content words in common (three Chinese
     characters), one language —
     that names another value and no change ("The data warehouse is Snowflake")."""
-    from trulymem.dream.gate import content  # the gate reads the judge, as this module does
     moves = [(i, new) for i, m in enumerate(live) if (new := moved_to(m.memory)) is not None]
     if not moves:
         return

@@ -44,6 +44,7 @@ from trulymem.server import chat, errors, platform
 from trulymem.server.errors import HTTPError, error_response, parse_json, tool_error
 from trulymem.server.fastpath import FastPath
 from trulymem.server.limits import RateLimiter, RequestLimits
+from trulymem.server.platform import read_query
 from trulymem.store import open_store
 from trulymem.tools import REGISTRY, ToolContext, call_tool, get_tool, run_tool
 from trulymem.web import routes as web
@@ -56,17 +57,6 @@ class Principal:
     user_id: str | None  # a user's key: only this user
     admin: bool
     keyless: bool = False  # a local server without keys: the default user unless a request names another
-
-
-def known_query(request: Request, allowed: set[str]) -> None:
-    """Refuse a query parameter the route does not read, or one given twice."""
-    seen: set[str] = set()
-    for k, _ in request.query_params.multi_items():
-        if k not in allowed:
-            raise InvalidInput("unknown query parameter", field=k)
-        if k in seen:
-            raise InvalidInput("is given more than once", field=k)
-        seen.add(k)
 
 
 def query_filters(filters: str | None, run_id: str | None) -> dict[str, Any] | None:
@@ -216,7 +206,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     def list_memories(request: Request, user_id: str | None = None, agent_id: str | None = None,
                       app_id: str | None = None, run_id: str | None = None, page: int = 1, page_size: int = 100,
                       filters: str | None = None) -> Any:
-        known_query(request, {"user_id", "agent_id", "app_id", "run_id", "page", "page_size", "filters"})
+        read_query(request, {"user_id", "agent_id", "app_id", "run_id", "page", "page_size", "filters"}, mem0_options=False)
         args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "page": page,
                                   "page_size": page_size, "filters": query_filters(filters, run_id)}.items()
                 if v is not None}
@@ -226,7 +216,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     def delete_all(request: Request, user_id: str | None = None, agent_id: str | None = None,
                    app_id: str | None = None, run_id: str | None = None, filters: str | None = None) -> Any:
         # a parameter left unread would make the delete wider than asked: every one is read or refused
-        known_query(request, {"user_id", "agent_id", "app_id", "run_id", "filters"})
+        read_query(request, {"user_id", "agent_id", "app_id", "run_id", "filters"}, mem0_options=False)
         args = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id,
                                   "filters": query_filters(filters, run_id)}.items() if v is not None}
         return run(request, "delete_all_memories", args)  # an empty value is refused by the tool, never ignored

@@ -76,18 +76,19 @@ def _unsupported(name: str) -> str:
         "is not supported by trulymem"
 
 
-def _query(request: Request, allowed: set[str]) -> dict[str, str]:
-    """The query parameters a route uses, mem0's ignored options dropped; any other, or one
-    given twice, is refused: a parameter left unread could widen what a call reads or deletes."""
+def read_query(request: Request, allowed: set[str], *, mem0_options: bool = True) -> dict[str, str]:
+    """The query parameters a route uses (``mem0_options``: mem0's ignored options dropped,
+    its unsupported ones refused by name); any other, or one given twice, is refused: a
+    parameter left unread could widen what a call reads or deletes."""
     out: dict[str, str] = {}
     for k, v in request.query_params.multi_items():
         if k in allowed:
             if k in out:
                 raise InvalidInput("is given more than once", field=k)
             out[k] = v
-        elif k in UNSUPPORTED:
+        elif mem0_options and k in UNSUPPORTED:
             raise InvalidInput(_unsupported(k), field=k)
-        elif k not in IGNORED:
+        elif not (mem0_options and k in IGNORED):
             raise InvalidInput("unknown query parameter", field=k)
     return out
 
@@ -162,7 +163,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
         """``_query`` (and ``?filters=`` read, with ``filters``); when it refuses, the key is
         checked first: an unauthorised caller learns nothing, not even what is unknown."""
         try:
-            out: dict[str, Any] = _query(request, allowed)
+            out: dict[str, Any] = read_query(request, allowed)
             if filters and "filters" in out:
                 out["filters"] = _filters_param(out["filters"])
             return out
