@@ -13,6 +13,7 @@ import pytest
 from trulymem import TrulyMem
 from trulymem.dream import analyze, dream_embedder, load_retention
 from trulymem.dream.gate import provably_same
+from trulymem.dream.judge import value_clash
 from trulymem.dream.values import kin_differs, special_values, zh_number
 from trulymem.memories import MEMORY_RELATION, iter_memories
 
@@ -60,6 +61,23 @@ def test_one_value_written_two_ways(a: str, b: str) -> None:
     ("every other day", "every other week"), ("once a week", "a week")])
 def test_two_values_stay_two(a: str, b: str) -> None:
     assert special_values(a)[0] != special_values(b)[0]
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Lena plays the cello", "Lena 在学大提琴"),  # a first word is a name too, when the other says it
+    ("AWS Lambda runs the cron jobs", "定时任务跑在 AWS Lambda 上"),
+    ("Secrets are kept in Google Secret Manager", "密钥放在 GSM 里"),  # initials of the other's name
+])
+def test_a_name_both_say_is_not_two_values(a: str, b: str) -> None:
+    assert value_clash(a, b) is None
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Alerts go to PagerDuty", "告警现在发到 Opsgenie"), ("The server clock is UTC", "服务器时钟用 UTC+8"),
+    ("Lena rents her cello from Hoffmann", "Lena 的大提琴是从 Schmidt 琴行租的"),
+])
+def test_names_only_one_says_are_two_values(a: str, b: str) -> None:
+    assert value_clash(a, b) is not None
 
 
 def test_chinese_numbers_and_times() -> None:

@@ -94,8 +94,25 @@ def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
     "14天", "OSS" vs "COS", "March 3" vs "May 3"); ``None`` when they do not clash.
     A memory that only adds a value to the other ("Use pnpm" / "Use pnpm 9") does not clash."""
     va, vb = _seen(a)[1], _seen(b)[1]
-    only_a, only_b = set(va - vb), set(vb - va)
+    only_a = {v for v in va - vb if not _also_said(v, b)}
+    only_b = {v for v in vb - va if not _also_said(v, a)}
     return (only_a, only_b) if only_a and only_b else None
+
+
+_WORDLIKE = re.compile(r"[a-z][a-z0-9.+#-]*")
+_CAPITALISED = re.compile(r"\b[A-Z][\w-]*")
+
+
+def _also_said(value: str, other: str) -> bool:
+    """A name the other memory says too, where only one side read it as a name (a sentence's
+    first word: "Maya lives in Porto" / "Maya 现在住在布拉加"), or the initials of a name the
+    other spells out ("FCM" / "Firebase Cloud Messaging")."""
+    if not _WORDLIKE.fullmatch(value):
+        return False
+    if re.search(rf"(?<![\w.+#-]){re.escape(value)}(?![\w+#-]|\.\w)", other.casefold()):
+        return True
+    initials = "".join(m.group(0)[0] for m in _CAPITALISED.finditer(other)).casefold()
+    return 2 <= len(value) <= 5 and value.isalpha() and value in initials
 
 
 def many_valued(a: str, b: str) -> bool:
