@@ -14,9 +14,7 @@ import pytest
 from tests.helpers import Served
 from tests.web.conftest import Requests
 from tests.web.seed import seed
-
-SCREENS = Path("/work/screens29")
-
+from tests.web.test_newcomer import shot
 
 @pytest.fixture
 def served(db_path: Path) -> Iterator[Served]:
@@ -24,13 +22,6 @@ def served(db_path: Path) -> Iterator[Served]:
     srv = Served(str(db_path), "--no-mcp")
     yield srv
     srv.stop()
-
-
-def shot(page: Any, name: str, tmp_path: Path) -> None:
-    page.screenshot(path=str(tmp_path / name))
-    if SCREENS.parent.is_dir():  # the closing note's screenshots, when run where they are collected
-        SCREENS.mkdir(exist_ok=True)
-        page.screenshot(path=str(SCREENS / name))
 
 
 def test_swagger_ui_loads_with_no_network(page: Any, served: Served, requests_seen: Requests,
