@@ -5,7 +5,6 @@ table, the persona edited in place, and the time slider applied to the task chai
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,20 +14,12 @@ import httpx
 import pytest
 
 from tests.helpers import Served
+from tests.web.screens import shot
 from tests.web.seed import create_key, seed
 from trulymem import TrulyMem
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
-
-
-def shot(page: Any, name: str, tmp_path: Path) -> None:
-    """A screenshot in the test's directory, and in $TRULYMEM_SCREENS when set (for a review)."""
-    page.screenshot(path=str(tmp_path / name))
-    if os.environ.get("TRULYMEM_SCREENS"):
-        out = Path(os.environ["TRULYMEM_SCREENS"])
-        out.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(out / name))
 
 
 def add_tasks(db: Path) -> None:

@@ -13,8 +13,9 @@ import pytest
 
 from tests.helpers import Served
 from tests.web.conftest import Requests
+from tests.web.screens import shot
 from tests.web.seed import seed
-from tests.web.test_newcomer import shot
+
 
 @pytest.fixture
 def served(db_path: Path) -> Iterator[Served]:
