@@ -46,3 +46,17 @@ def create_key(db: Path, user: str | None) -> str:
     out = subprocess.run([sys.executable, "-m", "trulymem", "keys", "create", *who, "--db", str(db), "--json"],
                          capture_output=True, text=True, check=True)
     return str(json.loads(out.stdout)["token"])
+
+
+def add_tasks(db: Path, user: str = "default") -> None:
+    """A task begun 8 days ago and paused 3 days ago, beside the seed's task of yesterday."""
+    t = [datetime.now(UTC) - timedelta(days=8)]
+
+    def clock() -> datetime:
+        t[0] += timedelta(milliseconds=1)
+        return t[0]
+
+    with TrulyMem(db, user_id=user, clock=clock, embedder="hashing") as mem:
+        mem.task_create("Task_old", "Learn the cello")
+        t[0] = datetime.now(UTC) - timedelta(days=3)
+        mem.task_set_state("Task_old", "paused")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.web.seed import seed
+from tests.web.seed import add_tasks, seed
 from trulymem import TrulyMem
 from trulymem.server.http import create_app
 
@@ -84,24 +84,12 @@ def test_bulk_forget_is_one_undoable_correction(client: TestClient, db_path: Pat
     assert export(db_path) == before
 
 
-def test_tasks_as_they_stood_at_a_time(db_path: Path) -> None:
-    t = [datetime.now(UTC) - timedelta(days=3)]
-
-    def clock() -> datetime:
-        t[0] += timedelta(milliseconds=1)
-        return t[0]
-
-    with TrulyMem(db_path, user_id="default", clock=clock, embedder="hashing") as mem:
-        mem.task_create("Task_old", "Started three days ago")
-        t[0] = datetime.now(UTC) - timedelta(days=2)
-        mem.task_set_state("Task_old", "paused")
-        t[0] = datetime.now(UTC) - timedelta(days=1)
-        mem.task_create("Task_new", "Started yesterday")
-    with TestClient(create_app(str(db_path), mcp=False), base_url="http://127.0.0.1:8765") as c:
-        now = c.get("/v1/graph/tasks").json()["tasks"]
-        assert [(x["task_id"], x["state"]) for x in now] == [("Task_new", "in_progress"), ("Task_old", "paused")]
-        at = (datetime.now(UTC) - timedelta(days=2, hours=12)).isoformat()
-        then = c.get("/v1/graph/tasks", params={"as_of": at}).json()
-        assert [(x["task_id"], x["state"]) for x in then["tasks"]] == [("Task_old", "in_progress")]
-        bad = c.get("/v1/graph/tasks", params={"as_of": "soon"})
-        assert bad.status_code == 422 and bad.json()["error"]["field"] == "as_of"
+def test_tasks_as_they_stood_at_a_time(client: TestClient, db_path: Path) -> None:
+    add_tasks(db_path)  # begun 8 days ago, paused 3 days ago; the seed's task is from yesterday
+    now = client.get("/v1/graph/tasks").json()["tasks"]
+    assert [(x["task_id"], x["state"]) for x in now] == [("Plan the trip", "in_progress"), ("Task_old", "paused")]
+    at = (datetime.now(UTC) - timedelta(days=5)).isoformat()
+    then = client.get("/v1/graph/tasks", params={"as_of": at}).json()
+    assert [(x["task_id"], x["state"]) for x in then["tasks"]] == [("Task_old", "in_progress")]
+    bad = client.get("/v1/graph/tasks", params={"as_of": "soon"})
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "as_of"

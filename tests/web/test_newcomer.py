@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,25 +15,10 @@ import pytest
 
 from tests.helpers import Served
 from tests.web.screens import shot
-from tests.web.seed import create_key, seed
-from trulymem import TrulyMem
+from tests.web.seed import add_tasks, create_key, seed
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
-
-
-def add_tasks(db: Path) -> None:
-    """A task begun 8 days ago and paused 3 days ago, beside the seed's task of yesterday."""
-    t = [datetime.now(UTC) - timedelta(days=8)]
-
-    def clock() -> datetime:
-        t[0] += timedelta(milliseconds=1)
-        return t[0]
-
-    with TrulyMem(db, user_id="default", clock=clock, embedder="hashing") as mem:
-        mem.task_create("Task_old", "Learn the cello")
-        t[0] = datetime.now(UTC) - timedelta(days=3)
-        mem.task_set_state("Task_old", "paused")
 
 
 @pytest.fixture
@@ -96,7 +81,7 @@ def test_phone_shows_one_pane_at_a_time(page: Any, served: Served, tmp_path: Pat
 
 def test_sign_in_dialog_never_leaves_a_dead_page(page: Any, db_path: Path, tmp_path: Path) -> None:
     seed(db_path)
-    key = create_key(db_path, "default")
+    key, admin = create_key(db_path, "default"), create_key(db_path, None)
     srv = Served(str(db_path), "--no-mcp")
     try:
         page.set_viewport_size(PHONE)
@@ -128,6 +113,20 @@ def test_sign_in_dialog_never_leaves_a_dead_page(page: Any, db_path: Path, tmp_p
         page.locator("#login-form button[type=submit]").click()
         page.wait_for_selector("body[data-state=ready]")
         assert "memory of default" in page.inner_text("#who") and not visible(page, "#signin")
+
+        page.get_by_role("button", name="Sign out").click()  # an admin key naming a user with no memory
+        page.wait_for_selector("#login[open]")
+        page.fill("#login-key", admin)
+        page.locator("#login-form button[type=submit]").click()
+        page.wait_for_selector("#login[open] >> text=name the user")
+        page.fill("#login-user", "nobody")
+        page.locator("#login-form button[type=submit]").click()
+        page.wait_for_selector("#login[open] #login-error >> text=nobody")
+        page.fill("#login-user", "default")
+        page.locator("#login-form button[type=submit]").click()
+        page.wait_for_selector("body[data-state=ready]")
+        assert "memory of default" in page.inner_text("#who")
+        page.wait_for_selector("#persona-edit", state="attached")  # the last request the page makes, before the server goes
     finally:
         srv.stop()
 

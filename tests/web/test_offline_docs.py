@@ -4,25 +4,14 @@ and big replies are gzipped while small ones are not."""
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.helpers import Served
 from tests.web.conftest import Requests
 from tests.web.screens import shot
-from tests.web.seed import seed
-
-
-@pytest.fixture
-def served(db_path: Path) -> Iterator[Served]:
-    seed(db_path)
-    srv = Served(str(db_path), "--no-mcp")
-    yield srv
-    srv.stop()
 
 
 def test_swagger_ui_loads_with_no_network(page: Any, served: Served, requests_seen: Requests,

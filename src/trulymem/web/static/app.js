@@ -40,6 +40,7 @@ $("login-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   signIn($("login-key").value.trim(), $("login-user").value.trim());
   $("login").close("signin");
+  setState("loading");
   start();
 });
 $("login-cancel").addEventListener("click", () => $("login").close("cancel"));
@@ -95,8 +96,8 @@ async function reload(pending) {
   $("graph-status").textContent = `${data.shown.nodes} of ${data.total.nodes} nodes, ${data.shown.facts} of ${data.total.facts} facts`
     + (state.asOf ? ` as of ${when(state.asOf)}` : "")
     + (data.hidden ? ` — ${data.hidden} more not drawn${kinds ? ` (${kinds})` : ""}: search or open a node to reach them` : "");
-  setState("ready");
   await tasks();
+  setState("ready");
 }
 
 async function openNode(id) {
@@ -244,6 +245,8 @@ async function start() {
   try {
     await reload(graph);
   } catch (err) {
+    setState("signed-out");
+    $("who").textContent = "";
     if (err instanceof AuthNeeded) askKey(err.message);
     else if (!wrongUser(err)) toast(err.message);
     return;

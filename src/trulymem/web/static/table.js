@@ -77,7 +77,9 @@ export class MemoryTable {
 
   async load() {
     if (!this.built) this.build();
+    const seq = (this.seq = (this.seq || 0) + 1);
     const res = await get("/v1/graph/memories", this.params(LIMIT));
+    if (seq !== this.seq) return; // a newer filter was asked for meanwhile: its answer wins
     this.options(this.type, res.types);
     this.options(this.relation, res.relations);
     this.rows = res.memories;
