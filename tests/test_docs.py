@@ -50,6 +50,18 @@ def test_pages_name_only_files_in_the_repository(page: Path) -> None:
     assert "mem0-dream-skill" not in text and "trulymem-memory-mechanism" not in text
 
 
+def test_readme_python_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's in-process snippets run as written (the client one needs a server: tests/test_platform_client.py)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "MemoryClient" not in b]
+    assert len(blocks) == 2
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TRULYMEM_EMBEDDER", "hashing")
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})  # noqa: S102
+    assert (tmp_path / "memory.db").exists()
+
+
 def test_site_builds_strict(tmp_path: Path) -> None:
     pytest.importorskip("mkdocs", reason="mkdocs is in the test and docs extras")
     run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"),
