@@ -15,3 +15,8 @@ def on_config(config: Any) -> Any:
     for module in sorted({m for m, _ in COMMANDS.values()}):
         importlib.import_module(f"trulymem.cli.{module}")
     return config
+
+
+def on_page_content(html: str, **_: Any) -> str:
+    # click 8.2 marks "no default" with a sentinel that mkdocs-click prints as is
+    return html.replace("<code>Sentinel.UNSET</code>", "none")

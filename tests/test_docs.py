@@ -73,3 +73,4 @@ def test_site_builds_strict(tmp_path: Path) -> None:
         assert f"trulymem {command}" in cli, command
     api = (tmp_path / "site/reference/api/index.html").read_text(encoding="utf-8")
     assert "trulymem.graph.TrulyMem" in api and "persona_set" in api  # from the docstrings
+    assert "Sentinel" not in cli
