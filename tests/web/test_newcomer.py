@@ -244,6 +244,12 @@ def test_time_slider_moves_the_task_chain(page: Any, served: Served, tmp_path: P
     then = page.inner_text("#tasks")
     assert "Task_old" in then and "in_progress" in then and "paused" not in then
     shot(page, "desktop-slider-tasks.png", tmp_path)
+    page.get_by_role("tab", name="Memories").click()  # the table follows the slider, read-only in the past
+    page.wait_for_selector("#mf-count >> text=as of")
+    table = page.inner_text("#table-view tbody")
+    assert "Lisbon" in table and "Porto" not in table
+    assert page.locator("#table-view tbody").get_by_role("button", name="Edit").count() == 0
+    page.get_by_role("tab", name="Graph").click()
     page.evaluate("() => { const s = document.getElementById('as-of'); s.value = 1000; "
                   "s.dispatchEvent(new Event('input')); }")
     page.wait_for_function("() => document.getElementById('tasks').textContent.includes('Plan the trip')")
