@@ -4,6 +4,7 @@
 
 import { get, post } from "./api.js";
 import { h, toast, when } from "./dom.js";
+import { undoCorrection } from "./panel.js";
 
 const LIMIT = 500;
 const text = (m) => `${m.subject} ${m.relation} ${m.object}`;
@@ -173,14 +174,9 @@ export class MemoryTable {
   }
 
   async undo(runId) {
-    try {
-      await post(`/v1/graph/corrections/${encodeURIComponent(runId)}/undo`);
-      toast("Undone.");
-      await this.onChanged();
-      await this.load();
-    } catch (err) {
-      toast(`Cannot undo: ${err.message}`);
-    }
+    if (!(await undoCorrection(runId))) return;
+    await this.onChanged();
+    await this.load();
   }
 
   async add(form) {
