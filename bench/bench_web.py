@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.helpers import Served  # noqa: E402
@@ -138,6 +140,13 @@ def run_all(ctx: Any, srv: Served, runs: int, model_started: list[float]) -> Non
     page.close()
     print(f"  (default detail draws {len(drawn['nodes'])} nodes, {len(drawn['edges'])} edges: {status}; warm-up "
           f"page: graph answer {parts['fetch']:.0f} ms, cytoscape build {parts['build']:.0f} ms)")
+    for detail in (1500, 20000):  # the graph answer on the wire: gzipped for a browser, as sent
+        raw = httpx.get(f"{srv.url}/v1/graph", params={"max_nodes": detail}, headers={"Accept-Encoding": "identity"})
+        with httpx.stream("GET", f"{srv.url}/v1/graph", params={"max_nodes": detail},
+                          headers={"Accept-Encoding": "gzip"}) as r:
+            wire = b"".join(r.iter_raw())
+        print(f"  graph answer, {detail} nodes: {len(raw.content) / 1024:.0f} KB of JSON, "
+              f"{len(wire) / 1024:.0f} KB sent ({r.headers.get('content-encoding', 'not compressed')})")
     report("first paint, default detail", "<= 2000 ms", *measure(runs, paint(""), pid))
     report("first paint, every node (?detail=20000)", "<= 2000 ms", *measure(runs, paint("?detail=20000"), pid))
 

@@ -17,6 +17,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.helpers import Served
+from tests.web.seed import seed
+
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -86,3 +89,12 @@ def page(browser_context: Any, requests_seen: Requests, tmp_path: Path) -> Itera
     pg.screenshot(path=str(tmp_path / "last.png"))
     pg.close()
     assert not errors, f"errors in the page: {errors}"
+
+
+@pytest.fixture
+def served(db_path: Path) -> Iterator[Served]:
+    """The seeded memory behind a real ``trulymem serve`` (no MCP)."""
+    seed(db_path)
+    srv = Served(str(db_path), "--no-mcp")
+    yield srv
+    srv.stop()

@@ -17,18 +17,27 @@ def note(text: str, type_: str) -> dict[str, Any]:
     return {"subject": "user", "relation": "memory", "object": text, "type": type_}
 
 
+class DaysAgo:
+    """A clock set some days back that ticks a millisecond a call; ``at(days)`` moves it."""
+
+    def __init__(self, days: float) -> None:
+        self.at(days)
+
+    def at(self, days: float) -> None:
+        self.t = datetime.now(UTC) - timedelta(days=days)
+
+    def __call__(self) -> datetime:
+        self.t += timedelta(milliseconds=1)
+        return self.t
+
+
 def seed(db: Path, user: str = "default") -> None:
-    t = [datetime.now(UTC) - timedelta(days=10)]
-
-    def clock() -> datetime:
-        t[0] += timedelta(milliseconds=1)
-        return t[0]
-
+    clock = DaysAgo(10)
     with TrulyMem(db, user_id=user, clock=clock, embedder="hashing") as mem:
         mem.commit([{"subject": "user", "relation": "lives_in", "object": "Lisbon"},
                     {"subject": "user", "relation": "likes", "object": "rock"},
                     note("Always use tabs", "style")])
-        t[0] = datetime.now(UTC) - timedelta(days=1)
+        clock.at(1)
         mem.commit([{"subject": "user", "relation": "lives_in", "object": "Porto"},
                     {"subject": "user", "relation": "works_at", "object": "Acme"},
                     note("Never use tabs", "style"),
@@ -46,3 +55,12 @@ def create_key(db: Path, user: str | None) -> str:
     out = subprocess.run([sys.executable, "-m", "trulymem", "keys", "create", *who, "--db", str(db), "--json"],
                          capture_output=True, text=True, check=True)
     return str(json.loads(out.stdout)["token"])
+
+
+def add_tasks(db: Path, user: str = "default") -> None:
+    """A task begun 8 days ago and paused 3 days ago, beside the seed's task of yesterday."""
+    clock = DaysAgo(8)
+    with TrulyMem(db, user_id=user, clock=clock, embedder="hashing") as mem:
+        mem.task_create("Task_old", "Learn the cello")
+        clock.at(3)
+        mem.task_set_state("Task_old", "paused")

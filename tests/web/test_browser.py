@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +12,6 @@ from tests.helpers import Served
 from tests.web.conftest import Requests
 from tests.web.seed import create_key, seed
 from trulymem.llm.scripted_server import ScriptedServer
-
-
-@pytest.fixture
-def served(db_path: Path) -> Iterator[Served]:
-    seed(db_path)
-    srv = Served(str(db_path), "--no-mcp")
-    yield srv
-    srv.stop()
 
 
 def ready(page: Any, url: str) -> None:

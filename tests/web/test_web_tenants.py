@@ -53,6 +53,11 @@ def attempts(ids: dict[str, str]) -> Iterator[tuple[str, str, dict[str, Any], An
         yield "GET", f"/v1/graph/facts/{ids['fact']}/versions", params, None
         yield "POST", "/v1/graph/search", params, {"query_intent": "Porto"}
         yield "GET", "/v1/graph/tasks", params, None
+        yield "GET", "/v1/graph/memories", params, None
+        if params:  # filters beside a user name (bob's own filtered listings are his to read)
+            yield "GET", "/v1/graph/tasks", {**params, "as_of": "2099-01-01T00:00:00Z"}, None
+            yield "GET", "/v1/graph/memories", {**params, "relation": "reads", "pinned": "false"}, None
+        yield "POST", "/v1/graph/corrections/forget", params, {"fact_ids": [ids["fact"]]}
         yield "GET", "/v1/graph/corrections", params, None
         for action in ("edit", "forget", "unpin"):
             yield "POST", "/v1/graph/corrections", params, {"fact_id": ids["fact"], "action": action, "text": "bob was here"}

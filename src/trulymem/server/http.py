@@ -25,6 +25,7 @@ from typing import Any
 from fastapi import Body, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import Receive, Send
 from starlette.types import Scope as ASGIScope
 
@@ -40,7 +41,7 @@ from trulymem.keys import any_active, verify
 from trulymem.llm.base import LLM
 from trulymem.mem0.ops import scope_for
 from trulymem.model import Scope, utcnow
-from trulymem.server import chat, errors, platform
+from trulymem.server import apidocs, chat, errors, platform
 from trulymem.server.errors import HTTPError, error_response, parse_json, tool_error
 from trulymem.server.fastpath import FastPath
 from trulymem.server.limits import RateLimiter, RequestLimits
@@ -126,7 +127,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
                 yield
         store.close()
 
-    app = FastAPI(title="trulymem", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="trulymem", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Long-term graph memory for LLM agents: mem0-compatible memories, triplets, recall, "
                               "tasks, persona and the dream, over one tool layer.")
     app.state.store = store
@@ -296,6 +297,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     platform.mount(app, run, context)
     chat.mount(app, context, llm)  # POST /v1/chat
     web.mount(app, run, context)  # the web app at / and its /v1/graph routes
+    apidocs.mount(app)  # /docs from local files, not a CDN
 
     if mcp_manager is not None:
         async def mcp_asgi(scope: ASGIScope, receive: Receive, send: Send) -> None:
@@ -310,6 +312,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
 
         app.mount("/mcp", mcp_asgi)
 
+    # big replies (the graph: ~700 KB at 10k facts) compressed; small ones are not worth the CPU
+    app.add_middleware(GZipMiddleware, minimum_size=4096, compresslevel=5)
     app.add_middleware(RequestLimits, max_body=limits.max_body, budget=limits.request_budget,
                        limiter=RateLimiter(limits.rate_limit, limits.burst), keyless=not require_keys, fast=fast)
     return app

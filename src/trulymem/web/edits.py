@@ -77,6 +77,42 @@ def correct(ctx: ToolContext, fact_id: str, action: Action, text: str | None = N
     return {"run_id": run.id, "action": action, "fact_id": fact_id, "replacement_id": replacement}
 
 
+MAX_BULK = 1000
+
+
+def forget_many(ctx: ToolContext, fact_ids: list[str]) -> dict[str, Any]:
+    """Forget several current facts of the scope's user as one correction: one run, one undo.
+    Every id must name such a fact, else nothing is forgotten."""
+    if not isinstance(fact_ids, list) or not fact_ids or len(fact_ids) > MAX_BULK \
+            or not all(isinstance(i, str) and i for i in fact_ids):
+        raise InvalidInput(f"must be a list of 1 to {MAX_BULK} fact ids", field="fact_ids")
+    ids = list(dict.fromkeys(fact_ids))
+    scope, store = ctx.scope.writable(), ctx.store
+    with store.transaction():
+        found = _facts(store, ids)
+        for i in ids:
+            f = found.get(i)
+            if f is None or f.user_id != scope.user_id:
+                raise NotFound(f"no fact {i!r}", field="fact_ids")
+            if not f.is_valid:
+                raise Conflict(f"fact {i!r} is no longer current", field="fact_ids")
+        before = {i: _fact_row(found[i]) for i in ids}
+        groups: dict[tuple[str | None, str | None], list[str]] = {}
+        for i in ids:  # each purge runs in the namespace its facts were written in
+            groups.setdefault((found[i].agent_id, found[i].app_id), []).append(i)
+        for (agent, app), group in groups.items():
+            here = ctx.within(Scope(user_id=scope.user_id, agent_id=agent, app_id=app))
+            _run_tool(here, "memory_purge", {"criteria": {"ids": group}, "mode": "soft"})
+        after = _facts(store, ids)
+        changes = [Change("fact", i, "changed", before=before[i], after=_fact_row(after[i])) for i in ids]
+        shown = "; ".join(found[i].render() for i in ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+        run = Run(id=new_id(), kind=KIND, user_id=scope.user_id or "", agent_id=None, app_id=None, created_at=ctx.now,
+                  summary={"action": "forget", "fact_id": ids[0], "text": f"{len(ids)} facts: {shown}",
+                           "fact_ids": ids})
+        store.save_run(run, changes)
+    return {"run_id": run.id, "action": "forget", "forgotten": len(ids)}
+
+
 def _apply(ctx: ToolContext, target: Fact, action: Action, text: str | None) -> str | None:
     if action in ("pin", "unpin"):
         if target.kind != EdgeKind.FACT:

@@ -25,7 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from trulymem.errors import InvalidInput
 from trulymem.model import as_utc
 from trulymem.tools import ToolContext
-from trulymem.web import dreams, edits, graph
+from trulymem.web import dreams, edits, graph, table
 
 Context = Callable[[Request, str | None], ToolContext]
 Run = Callable[..., Any]
@@ -38,13 +38,13 @@ CSP = (f"default-src 'self'; script-src 'self'; style-src 'self' {CYTOSCAPE_STYL
        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
 
-def _when(as_of: str | None) -> datetime | None:
+def _when(as_of: str | None, field: str = "as_of") -> datetime | None:
     if as_of is None or not as_of.strip():
         return None
     try:
         return as_utc(datetime.fromisoformat(as_of.strip().replace("Z", "+00:00")))
     except ValueError:
-        raise InvalidInput("must be an ISO 8601 time, e.g. 2026-01-31T12:00:00Z", field="as_of") from None
+        raise InvalidInput("must be an ISO 8601 time, e.g. 2026-01-31T12:00:00Z", field=field) from None
 
 
 def mount(app: FastAPI, run: Run, context: Context) -> None:
@@ -90,9 +90,32 @@ def mount(app: FastAPI, run: Run, context: Context) -> None:
         args = {k: payload[k] for k in ("query_intent", "as_of", "limit", "depth") if payload.get(k) is not None}
         return run(request, "memory_recall", {"depth": 1, **args}, user_id)
 
-    @app.get("/v1/graph/tasks", summary="The task chain, newest first, with current states")
-    def tasks(request: Request, user_id: str | None = None, limit: int = 50) -> Any:
-        return run(request, "task_list", {"limit": limit}, user_id)
+    @app.get("/v1/graph/tasks", summary="The task chain, newest first, with current states (or those at as_of)")
+    def tasks(request: Request, user_id: str | None = None, limit: int = 50, as_of: str | None = None) -> Any:
+        when = _when(as_of)
+        if when is None:
+            return run(request, "task_list", {"limit": limit}, user_id)
+        if not 1 <= limit <= 500:
+            raise InvalidInput("must be from 1 to 500", field="limit")
+        ctx = context(request, user_id)
+        return table.tasks_at(ctx.store, ctx.scope, when, limit)
+
+    @app.get("/v1/graph/memories", summary="Plain facts for the Memories table, filtered (type, relation, pinned, "
+                                           "since/until on when they became true, as_of)")
+    def memories(request: Request, user_id: str | None = None, type: str | None = None,  # noqa: A002
+                 relation: str | None = None, pinned: bool | None = None, since: str | None = None,
+                 until: str | None = None, as_of: str | None = None, limit: int = 500) -> Response:
+        ctx = context(request, user_id)
+        rows = table.memories(ctx.store, ctx.scope, type_=type or None, relation=relation or None, pinned=pinned,
+                              since=_when(since, "since"), until=_when(until, "until"), as_of=_when(as_of),
+                              limit=limit)
+        return Response(json.dumps(rows, ensure_ascii=False, separators=(",", ":")), media_type="application/json")
+
+    @app.post("/v1/graph/corrections/forget", summary="Forget several facts as one correction (one undo)")
+    async def forget_many(request: Request, payload: dict[str, Any] = Body(...),  # noqa: B008
+                          user_id: str | None = None) -> dict[str, Any]:
+        ctx = context(request, user_id)
+        return await run_in_threadpool(edits.forget_many, ctx, payload.get("fact_ids"))  # type: ignore[arg-type]
 
     @app.post("/v1/graph/corrections", summary="Edit, forget, pin or unpin a fact (undoable)")
     async def correct(request: Request, payload: dict[str, Any] = Body(...),  # noqa: B008

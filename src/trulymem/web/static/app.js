@@ -1,12 +1,14 @@
 // The page: sign-in when the server uses keys, the graph with its time slider, search, the
 // task chain, and the node / chat / dream / changes panels.
 
-import { AuthNeeded, get, post, signIn, signOut, signedIn } from "./api.js";
+import { ApiError, AuthNeeded, get, post, signIn, signOut, signedIn } from "./api.js";
 import { Chat } from "./chat.js";
 import { h, toast, when } from "./dom.js";
 import { Dream } from "./dream.js";
 import { GraphView, legend } from "./graphview.js";
 import { Panel } from "./panel.js";
+import { Persona } from "./persona.js";
+import { MemoryTable } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
 // timings the benchmark and the tests read (ms since page start, or epoch ms for tokens)
@@ -17,21 +19,44 @@ const state = { first: null, asOf: null };
 function setState(s) { document.body.dataset.state = s; }
 
 // --- sign-in -----------------------------------------------------------------
+// The dialog never leaves a dead page: closed without signing in (Escape, Cancel) the page
+// says so and offers Sign in again; a key the server refuses, or a user it does not reach,
+// brings the dialog back with the reason.
 function askKey(message) {
   const dlg = $("login");
   $("login-error").textContent = message && signedIn() ? message : "";
+  dlg.returnValue = "";
   if (!dlg.open) dlg.showModal();
   $("login-key").focus();
+}
+
+function signedOut() {
+  setState("signed-out");
+  $("signin").hidden = false;
+  $("graph-status").textContent = "Not signed in: this server needs an API key. Use Sign in above.";
 }
 
 $("login-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   signIn($("login-key").value.trim(), $("login-user").value.trim());
-  $("login").close();
+  $("login").close("signin");
+  setState("loading");
   start();
 });
+$("login-cancel").addEventListener("click", () => $("login").close("cancel"));
+$("login").addEventListener("close", () => { if ($("login").returnValue !== "signin") signedOut(); });
+$("signin").addEventListener("click", () => askKey(""));
 
 $("logout").addEventListener("click", () => { signOut(); location.reload(); });
+
+// a user name the key does not reach (a user's key names its own user; an admin key an existing one)
+function wrongUser(err) {
+  if (!(err instanceof ApiError) || err.field !== "user_id") return false;
+  const named = sessionStorage.getItem("trulymem.user");
+  askKey(named ? `No memory of user '${named}' is reachable with this key. Leave User empty with a user's own key.`
+               : err.message);
+  return true;
+}
 
 async function guarded(fn) {
   try {
@@ -48,6 +73,8 @@ const view = new GraphView($("graph"), (id) => openNode(id));
 view.onFocusNode = (name, type, degree) => { // what keyboard users reach with n / N, read out
   $("graph-focus").textContent = `${name} (${type.replace("Node", "").toLowerCase()}, ${degree} facts): Enter opens it`;
 };
+window.trulymem.positions = () => view.positions();
+window.trulymem.zoom = () => (view.cy ? view.cy.zoom() : null);
 // what is drawn, for tests and the benchmark
 window.trulymem.drawn = () => (view.cy ? {
   nodes: view.cy.nodes().map((n) => n.data("label")), edges: view.cy.edges().map((e) => e.data("label")),
@@ -69,12 +96,13 @@ async function reload(pending) {
   $("graph-status").textContent = `${data.shown.nodes} of ${data.total.nodes} nodes, ${data.shown.facts} of ${data.total.facts} facts`
     + (state.asOf ? ` as of ${when(state.asOf)}` : "")
     + (data.hidden ? ` — ${data.hidden} more not drawn${kinds ? ` (${kinds})` : ""}: search or open a node to reach them` : "");
-  setState("ready");
   await tasks();
+  setState("ready");
 }
 
 async function openNode(id) {
   selectTab("tab-node");
+  if (narrow.matches) showView($("view-right"));
   view.select(id);
   await guarded(() => panel.open(id));
   if (view.cy && !view.cy.getElementById(id).length) {
@@ -93,7 +121,7 @@ $("as-of").addEventListener("input", () => {
   $("as-of-label").textContent = state.asOf ? when(state.asOf) : "now";
   $("as-of").setAttribute("aria-valuetext", state.asOf ? when(state.asOf) : "now");
   clearTimeout(sliderTimer);
-  sliderTimer = setTimeout(() => guarded(reload), 250);
+  sliderTimer = setTimeout(() => guarded(async () => { await reload(); if (!$("table-view").hidden) await table.load(); }), 250);
 });
 $("detail").addEventListener("change", () => guarded(reload));
 
@@ -120,16 +148,16 @@ async function search() {
 
 // --- tasks -----------------------------------------------------------------------
 async function tasks() {
-  const res = await get("/v1/graph/tasks", { limit: 30 });
+  const res = await get("/v1/graph/tasks", { limit: 30, as_of: state.asOf });
   $("tasks").replaceChildren(...(res.tasks.length ? res.tasks.map((t) => h("li", { class: `task s-${t.state || "none"}` },
     h("button", { type: "button", onclick: () => openNode(t.node_id) }, t.task_id),
     h("span", { class: "state" }, t.state || ""), h("span", { class: "muted" }, ` ${when(t.created_at)}`),
     t.description ? h("p", {}, t.description) : ""))
-    : [h("li", {}, "No tasks yet.")]));
+    : [h("li", {}, state.asOf ? "No tasks then." : "No tasks yet.")]));
 }
 
 // --- tabs ----------------------------------------------------------------------------
-const tabs = [...document.querySelectorAll('[role="tab"]')];
+const tabs = [...document.querySelectorAll('#right [role="tab"]')];
 function selectTab(id) {
   for (const t of tabs) {
     const on = t.id === id;
@@ -159,12 +187,51 @@ new Chat($("chat-form"), $("chat-log"), {
 });
 const dream = new Dream($("dream-review"), $("dream-report"), { runs: $("dream-runs"), onChanged: () => guarded(reload) });
 
+// --- views: centre shows the graph or the table; under 900 px one pane at a time -------------
+const narrow = window.matchMedia("(max-width: 900px)");
+const views = [...document.querySelectorAll("#views [role=tab]")];
+function showView(btn) {
+  const body = document.body;
+  body.dataset.pane = btn.dataset.pane;
+  if (btn.dataset.center) body.dataset.center = btn.dataset.center;
+  for (const b of views) {
+    const on = b === btn || (!narrow.matches && b.dataset.center === body.dataset.center);
+    b.setAttribute("aria-selected", String(on));
+    b.tabIndex = on ? 0 : -1;
+  }
+  const tableOn = body.dataset.center === "table";
+  $("table-view").hidden = !tableOn;
+  if (tableOn && btn.dataset.center === "table") guarded(() => table.load());
+  if (body.dataset.pane === "center" && !tableOn) view.visible();
+}
+for (const b of views) {
+  b.addEventListener("click", () => showView(b));
+  b.addEventListener("keydown", (ev) => {
+    const shown = views.filter((v) => v.offsetParent !== null);
+    const i = shown.indexOf(b);
+    const next = ev.key === "ArrowRight" ? shown[(i + 1) % shown.length] : ev.key === "ArrowLeft" ? shown[(i + shown.length - 1) % shown.length] : null;
+    if (next) { ev.preventDefault(); showView(next); next.focus(); }
+  });
+}
+document.body.dataset.pane = "center";
+document.body.dataset.center = "graph";
+narrow.addEventListener("change", () => view.visible());
+
+const table = new MemoryTable($("table-view"), { asOf: () => state.asOf, onChanged: () => guarded(reload), onOpen: (id) => openNode(id) });
+const persona = new Persona($("persona"));
+
 // --- start ---------------------------------------------------------------------------------
 async function start() {
   const graph = graphOf(); // asked at once, beside the session: the first paint waits for one round trip
   graph.catch(() => {}); // an answer of 401 is handled through the session's
-  const who = await guarded(() => get("/v1/graph/session"));
-  if (!who) return;
+  let who;
+  try {
+    who = await get("/v1/graph/session");
+  } catch (err) {
+    if (err instanceof AuthNeeded) askKey(err.message);
+    else if (!wrongUser(err)) { toast(err.message); signedOut(); }
+    return;
+  }
   if (!who.user_id) { // an admin key reaches every user: it must name one
     $("login-key").value = sessionStorage.getItem("trulymem.key") || "";
     $("login-why").textContent = "This is an admin key: name the user whose memory to open.";
@@ -174,7 +241,17 @@ async function start() {
   }
   $("who").textContent = `memory of ${who.user_id}`;
   $("logout").hidden = !signedIn();
-  await guarded(() => reload(graph));
+  $("signin").hidden = true;
+  try {
+    await reload(graph);
+  } catch (err) {
+    setState("signed-out");
+    $("who").textContent = "";
+    if (err instanceof AuthNeeded) askKey(err.message);
+    else if (!wrongUser(err)) toast(err.message);
+    return;
+  }
+  await guarded(() => persona.load());
 }
 
 legend($("legend"));

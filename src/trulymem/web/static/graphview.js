@@ -112,10 +112,14 @@ export class GraphView {
     container.addEventListener("keydown", (ev) => this.key(ev));
   }
 
-  // Draw a graph answer; resolves once the first frame with it is on screen.
+  // Draw a graph answer; resolves once the first frame with it is on screen. A graph already
+  // drawn is updated in place: what stays keeps its position, the viewport, its highlights and
+  // the selection (a correction or a chat turn changes a few facts; the picture must not jump).
   show(data) {
     const t0 = performance.now();
     const big = data.nodes.length > BIG;
+    if (this.cy && this.big === big) return this.update(data, t0);
+    this.big = big;
     const { els, preset } = elements(data);
     if (this.cy) this.cy.destroy();
     const cy = cytoscape({
@@ -129,12 +133,67 @@ export class GraphView {
     cy.on("tap", "node", (ev) => this.onOpen(ev.target.id()));
     if (cy.zoom() > 1.5) { cy.zoom(1.5); cy.center(); } // a few nodes: readable, not filling the screen
     this.cy = cy;
+    this.unfitted = this.container.clientWidth === 0; // drawn in a hidden pane: fit when it is shown
+    return this.painted();
+  }
+
+  painted() {
     return new Promise((resolve) => {
       let done = false;
       const finish = () => { if (!done) { done = true; requestAnimationFrame(() => resolve()); } };
-      cy.one("render", finish);
-      setTimeout(finish, 3000); // an empty graph may never render a frame
+      this.cy.one("render", finish);
+      setTimeout(finish, this.cy.elements().length ? 3000 : 50); // an unchanged or empty graph may render no frame
     });
+  }
+
+  update(data, t0) {
+    const cy = this.cy;
+    const { els } = elements(data);
+    const want = new Set(els.map((e) => e.data.id));
+    const fresh = [];
+    cy.batch(() => {
+      cy.elements().filter((el) => !want.has(el.id())).remove();
+      for (const e of els) {
+        const have = cy.getElementById(e.data.id);
+        if (!have.length) { fresh.push(e); continue; }
+        const { id, source, target, ...rest } = e.data; // endpoints and ids never change
+        have.data(rest);
+      }
+      // a new node goes beside a neighbour already drawn, else beside the middle of the view
+      const nbr = new Map();
+      for (const x of data.edges) {
+        if (!nbr.has(x.source)) nbr.set(x.source, []);
+        if (!nbr.has(x.target)) nbr.set(x.target, []);
+        nbr.get(x.source).push(x.target);
+        nbr.get(x.target).push(x.source);
+      }
+      const ext = cy.extent();
+      let i = 0;
+      for (const e of fresh) {
+        if (e.group !== "nodes") continue;
+        const near = (nbr.get(e.data.id) || []).map((id) => cy.getElementById(id)).find((n) => n.length);
+        const anchor = near ? near.position() : { x: (ext.x1 + ext.x2) / 2, y: (ext.y1 + ext.y2) / 2 };
+        i += 1;
+        e.position = { x: anchor.x + 70 * Math.cos(i * 2.4), y: anchor.y + 70 * Math.sin(i * 2.4) };
+        cy.add(e);
+      }
+      cy.add(fresh.filter((e) => e.group === "edges"));
+    });
+    window.trulymem.buildMs = performance.now() - t0;
+    return this.painted();
+  }
+
+  // the pane holding the graph was shown: size the canvas to it
+  visible() {
+    if (!this.cy || this.container.clientWidth === 0) return;
+    this.cy.resize();
+    if (this.unfitted) { this.unfitted = false; this.cy.fit(undefined, 30); if (this.cy.zoom() > 1.5) { this.cy.zoom(1.5); this.cy.center(); } }
+  }
+
+  // where each node is drawn (tests check that an edit moves nothing)
+  positions() {
+    if (!this.cy) return {};
+    return Object.fromEntries(this.cy.nodes().map((n) => [n.data("label"), n.position()]));
   }
 
   // Add a node's neighbourhood next to it (expanding beyond the level of detail).

@@ -26,6 +26,18 @@ function provenance(f) {
     h("dl", {}, rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])), msgs);
 }
 
+// Undo one correction (the node panel's, the table's); false, with the reason shown, when refused.
+export async function undoCorrection(runId) {
+  try {
+    await post(`/v1/graph/corrections/${encodeURIComponent(runId)}/undo`);
+    toast("Undone.");
+    return true;
+  } catch (err) {
+    toast(`Cannot undo: ${err.message}`);
+    return false;
+  }
+}
+
 export class Panel {
   constructor(root, { onChanged, onOpen, asOf }) {
     this.root = root;
@@ -124,14 +136,9 @@ export class Panel {
   }
 
   async undo(runId) {
-    try {
-      await post(`/v1/graph/corrections/${encodeURIComponent(runId)}/undo`);
-      toast("Undone.");
-      await this.onChanged();
-      if (this.nodeId) await this.open(this.nodeId);
-    } catch (err) {
-      toast(`Cannot undo: ${err.message}`);
-    }
+    if (!(await undoCorrection(runId))) return;
+    await this.onChanged();
+    if (this.nodeId) await this.open(this.nodeId);
   }
 
   // Corrections and dream runs together, newest first, each not undone with its Undo.

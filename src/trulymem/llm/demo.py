@@ -1,0 +1,59 @@
+"""A built-in chat model for trying the agent with no API key (`trulymem chat --model scripted`).
+
+It is a :class:`ScriptedLLM` whose script never runs out: each request is answered from
+what the request holds. A question first calls ``memory_recall`` with the question, then
+answers with the facts the tool returned; a statement is acknowledged (the runtime's rule
+extractor stores what the user states). The memory is real; only the wording is canned.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from trulymem.llm.base import Message
+from trulymem.llm.scripted import Script, ScriptedLLM
+
+NAME = "scripted"
+_QUESTION = re.compile(r"\?\s*$|？\s*$|^\s*(what|where|who|when|which|how|why|do|does|did|is|are|can)\b|吗|什么|哪|谁",
+                       re.IGNORECASE)
+
+
+class _Endless(Script):
+    """A script that adds the demo step before each request, so it never runs out."""
+
+    def next(self, messages: list[Message], tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        self.steps.append(_step)
+        self.requests.clear()  # an interactive session is long: keep no transcript
+        return super().next(messages, tools)
+
+
+def demo_llm() -> ScriptedLLM:
+    """The demo model: no network, no key, answers from memory."""
+    return ScriptedLLM(_Endless([]), model=NAME)
+
+
+def _step(messages: list[Message]) -> str | dict[str, Any]:
+    last = messages[-1]
+    if last.get("role") == "tool":
+        return _answer(str(last.get("content") or ""))
+    said = str(last.get("content") or "").strip()
+    if _QUESTION.search(said):
+        return {"tool_calls": [{"name": "memory_recall", "arguments": {"query_intent": said, "depth": 1}}]}
+    return f"Noted: “{said}”. (demo model: what you state is stored by the memory's own rules; ask me about it.)"
+
+
+def _answer(result: str) -> str:
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return "I could not read my memory just now."
+    body = data.get("result", data) if isinstance(data, dict) else {}
+    # the messages themselves are episode nodes: their facts say who said what, not what is known
+    episodes = {n.get("id") for n in body.get("nodes") or [] if n.get("type") == "EpisodeNode"}
+    facts = [f"{f.get('subject')} {f.get('relation')} {f.get('object')}" for f in body.get("facts") or []
+             if f.get("kind") == "FACT" and not {f.get("subject_id"), f.get("object_id")} & episodes][:5]
+    if not facts:
+        return "I have nothing in memory about that yet."
+    return "From memory: " + "; ".join(facts) + "."
