@@ -18,7 +18,8 @@ class RecallConfig:
     vector_weight: float = 0.1    # the vector ranking's weight in the fusion (full text has 1): on LoCoMo the
                                   # offline embedders rank well below BM25 (bench/bench_locomo.py), so they
                                   # break ties and catch what words miss rather than lead
-    seed_tasks: int = 5           # newest tasks when the intent asks for the task chain
+    seed_tasks: int = 5           # newest tasks when the intent asks for the task chain (beside every open one)
+    info_facts: int = 6           # facts of each open task's info node returned with the chain
     fanout_seed: int = 12         # facts per seed node and direction (4 or 8 cost little less at 1M, and a named
                                   # node could no longer fill the limit with its own facts)
     fanout_hop: int = 2           # facts per reached node and direction (hubs cannot flood)
@@ -29,7 +30,9 @@ class RecallConfig:
     max_facts: int = 200          # candidate facts before the final cut
     hop_decay: float = 0.6        # score multiplier per hop
     recency_half_life_days: float = 30.0
-    pinned_boost: float = 1.5
+    pinned_boost: float = 1.5     # a pinned fact the query reaches itself (hop 0), not through a hub
+    structural_weight: float = 0.2  # a message's links and (unless the chain is asked for) a task's edges:
+                                  # bookkeeping ranks below what was said (they render as the messages)
     time_boost: float = 2.0       # memories from a time the query names ("last May", "上周")
     time_seeds: int = 20          # full-text hits within that time taken as seeds (0: none)
     time_weight: float = 0.5      # their ranking's weight in the fusion

@@ -18,6 +18,7 @@ from trulymem.embed.base import Embedder
 from trulymem.enrich.profiles import Profile, is_enrichment_node, parsed_profile, profile_keys, rank_statements
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.cache import NodeCache, whole_facts
+from trulymem.recall.chain import open_chain
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.query import FRAME_WORDS, ParsedQuery, is_set_question, parse_query, topic_terms
 from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
@@ -54,9 +55,14 @@ class RecallQuery:
     max_tokens: int | None = None
 
 
+_EPISODE, _TASK, _STATE = NodeType.EPISODE.value, NodeType.TASK.value, NodeType.STATE.value
+_CHAIN_KINDS = {EdgeKind.NEXT_TASK, EdgeKind.HAS_STATE, EdgeKind.CONTAINS_INFO}
+
+
 class _Collector:
-    def __init__(self, q: RecallQuery, cfg: RecallConfig, ref_time: datetime) -> None:
+    def __init__(self, q: RecallQuery, cfg: RecallConfig, ref_time: datetime, chain: bool = False) -> None:
         self.q, self.cfg, self.ref_time = q, cfg, ref_time
+        self.chain = chain  # the query asks for the task chain: its edges are what it wants
         self.node_score: dict[str, float] = {}
         self.node_hop: dict[str, int] = {}
         self.node_why: dict[str, list[str]] = {}
@@ -78,18 +84,19 @@ class _Collector:
 
     def fact(self, f: Edge | Fact, score: float, hop: int, why: str) -> None:
         """Record a fact the store returned (it already applied the query's ``When``)."""
-        if isinstance(f, Fact):
-            self.whole[f.id] = f
-            f = Edge.of(f)
+        cfg = self.cfg
         fid = f.id
         quality = self.quality.get(fid)
         if quality is None:  # a fact is often reached from both its ends
-            cfg = self.cfg
             quality = self.quality[fid] = fact_quality(
-                f.confidence, f.pinned, f.speculation, recency(f.updated_at, self.ref_time, cfg.recency_half_life_days),
-                pinned_boost=cfg.pinned_boost, speculation_penalty=cfg.speculation_penalty,
-            )
-        s = score * quality
+                f.confidence, False, f.speculation, recency(f.updated_at, self.ref_time, cfg.recency_half_life_days),
+                pinned_boost=1.0, speculation_penalty=cfg.speculation_penalty,
+            ) * (cfg.structural_weight if self._structural(f) else 1.0)
+        if isinstance(f, Fact):
+            self.whole[fid] = f
+            f = Edge.of(f)
+        # pinned counts where the query reached the fact itself, not through a hub ("user")
+        s = score * quality * (cfg.pinned_boost if f.pinned and hop == 0 else 1.0)
         old = self.fact_score.get(fid)
         if old is None or s > old:
             self.facts[fid] = f
@@ -97,6 +104,15 @@ class _Collector:
         if hop < self.fact_hop.get(fid, hop + 1):
             self.fact_hop[fid] = hop
         _add_why(self.fact_why, fid, why)
+
+
+    def _structural(self, f: Edge | Fact) -> bool:
+        """Bookkeeping rather than something said: a message's links (said, in_session,
+        next_message, mentions) and, unless the query asks for the chain, a task's edges."""
+        if isinstance(f, Fact):
+            return f.type == "episode" or (not self.chain and f.kind in _CHAIN_KINDS)
+        ends = (f.subject_type, f.object_type)
+        return _EPISODE in ends or (not self.chain and (_TASK in ends or _STATE in ends))
 
 
 def _add_why(whys: dict[str, list[str]], key: str, why: str) -> None:
@@ -110,7 +126,6 @@ def _add_why(whys: dict[str, list[str]], key: str, why: str) -> None:
 def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: RecallConfig | None = None,
            embedder: Embedder | None = None) -> RecallResult:
     cfg = cfg or RecallConfig()
-    c = _Collector(q, cfg, q.as_of or now)
     when = When("all" if q.include_invalid else "current", q.as_of, q.time_from, q.time_to)
     user_scope = scope.user_wide()
 
@@ -129,6 +144,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             type_seeds.append(TYPE_INTENTS[k])
         else:
             text_terms.append(t)
+    c = _Collector(q, cfg, q.as_of or now, chain=want_tasks or NodeType.STATE in type_seeds)
 
     # --- seeds ---------------------------------------------------------------
     names = text_terms + list(q.seed_entities)
@@ -200,16 +216,25 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             c.fact(f, s, 0, f"relation:{f.relation}")
             c.node(f.subject_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")
             c.node(f.object_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")
+    required: list[str] = []  # facts returned whatever the limit: the persona, the open tasks' chain
     if want_persona:
         persona = store.facts(FactQuery(scope=scope, kinds=[EdgeKind.HAS_PERSONA], validity=when.validity,
                                         as_of=q.as_of, valid_from=q.time_from, valid_to=q.time_to, limit=50))
         for f in persona:
             c.fact(f, 0.9, 0, "persona")
             c.node(f.subject_id, 0.9 * cfg.hop_decay, 1, "persona")
+        required += [f.id for f in persona]  # step 1 of the protocol: the persona is always shown whole
     if want_tasks:
         tasks = store.nodes(NodeQuery(scope=scope, types=[NodeType.TASK], limit=cfg.seed_tasks, created_before=q.as_of))
         for n, s in zip(tasks, rank_order(len(tasks), 0.9, 0.85)):
             c.node(n.id, s, 0, "task chain")
+        chain = open_chain(store, scope, When(when.validity, q.as_of), cfg.info_facts)
+        known.add(chain.tasks)
+        for n in chain.tasks:
+            c.node(n.id, 1.0, 0, "open task")
+        for f in chain.facts:
+            c.fact(f, 1.0, 0, "open task")
+        required += [f.id for f in chain.facts]
     for t in type_seeds:
         typed = store.nodes(NodeQuery(scope=scope, types=[t], limit=cfg.seed_nodes, created_before=q.as_of))
         for n, s in zip(typed, rank_order(len(typed), 0.6, 0.95)):
@@ -221,6 +246,9 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     # best ``frontier`` nodes first reached at that hop; state nodes reached on the
     # way are leaves (expanding "in_progress" would list every task).
     expanded: set[str] = set()
+    # A speaker the question names links to every turn they said: those turns are not ranked
+    # for it (the reranker's speaker feature favours their turns among the matches instead).
+    hubs = {n.id for n in named if n.key in speakers}
     for hop in range(0, max(0, min(q.depth, 3)) + 1):
         budget.check("recall")  # recall only reads: it can stop between any two steps
         if len(c.facts) >= cfg.max_facts:
@@ -239,6 +267,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             for src, dst in ((e.subject_id, e.object_id), (e.object_id, e.subject_id)):
                 if src in front:
                     c.fact(e, c.node_score[src], hop, why)
+                    if src in hubs and (e.object_type if dst == e.object_id else e.subject_type) == _EPISODE:
+                        continue
                     c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, next_why)
 
     # --- time named in the query: boost what happened then ---------------------
@@ -268,7 +298,12 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
 
     # --- rank and cut --------------------------------------------------------
     budget.check("recall")
-    kept_facts = _returned_facts(store, scope, c, known, q.limit)
+    if required:  # above everything else, so a token budget cuts them last
+        required = list(dict.fromkeys(required))
+        top = max(c.fact_score.values())
+        for fid in required:
+            c.fact_score[fid] += top
+    kept_facts = _returned_facts(store, scope, c, known, max(q.limit, len(required)))
     node_ids = _returned_nodes(c, known, q.limit)
     for f in kept_facts:  # endpoints of kept facts are always described
         for nid in (f.subject_id, f.object_id):

@@ -15,6 +15,8 @@ from pydantic import BaseModel, Field
 
 from trulymem.errors import Conflict, InvalidInput, NotFound
 from trulymem.model import EdgeKind, Node, NodeType, TaskState
+from trulymem.recall import chain
+from trulymem.recall.chain import DESCRIPTION, TURN_KIND, TURN_PREFIX
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
 from trulymem.text.statements import USER_WORDS
@@ -62,7 +64,6 @@ class TaskListResult(BaseModel):
     tasks: list[TaskInfo]
 
 
-DESCRIPTION = "description"  # node metadata key of a description kept out of the search indexes
 
 
 def description_of(task: Node) -> str | None:
@@ -80,6 +81,11 @@ def _find_task(ctx: ToolContext, task_id: str) -> Node:
 
 
 def _task_create(ctx: ToolContext, inp: TaskCreateInput) -> TaskInfo:
+    if name_key(inp.task_id).startswith(TURN_PREFIX):
+        # the protocol's record of one turn (step 4): done once written, listed apart from the
+        # tasks, so a paused topic is not pushed out of the open tasks by the turns after it
+        return create_task(ctx, inp.task_id, inp.description, inp.info_nodes, state=TaskState.COMPLETED,
+                           metadata={"kind": TURN_KIND})
     return create_task(ctx, inp.task_id, inp.description, inp.info_nodes)
 
 
@@ -159,15 +165,8 @@ def _task_set_state(ctx: ToolContext, inp: TaskSetStateInput) -> TaskStateResult
 
 
 def tasks_in_state(ctx: ToolContext, states: list[TaskState], limit: int) -> list[Node]:
-    """The newest ``limit`` tasks currently in one of ``states``, newest first — found through
-    the state nodes, so thousands of finished turn records are never scanned."""
-    state_ids = [n.id for n in ctx.store.nodes(NodeQuery(scope=ctx.scope, keys=[s.value for s in states],
-                                                         types=[NodeType.STATE]))]
-    if not state_ids:
-        return []
-    facts = ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(), object_ids=state_ids, kinds=[EdgeKind.HAS_STATE]))
-    ids = list(dict.fromkeys(f.subject_id for f in facts))
-    return ctx.store.nodes(NodeQuery(scope=ctx.scope, ids=ids, types=[NodeType.TASK], limit=limit)) if ids else []
+    """The newest ``limit`` tasks currently in one of ``states``, newest first."""
+    return chain.tasks_in_state(ctx.store, ctx.scope, states, limit)
 
 
 def list_tasks(ctx: ToolContext, limit: int, state: TaskState | None = None, *,
@@ -213,7 +212,8 @@ task_create = register(Tool(
     name="task_create",
     description=(
         "Record this turn or a new task in the working-memory chain: a TaskNode in state in_progress, "
-        "linked by NEXT_TASK from the previous task and by CONTAINS_INFO to related memory nodes."
+        "linked by NEXT_TASK from the previous task and by CONTAINS_INFO to related memory nodes. A task_id "
+        "starting with 'Turn_' records one conversation turn: it is stored completed and listed apart from tasks."
     ),
     input_model=TaskCreateInput,
     run=_task_create,
