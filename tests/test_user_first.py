@@ -138,3 +138,24 @@ def test_agent_context_lists_turns_apart_from_tasks(memory: TrulyMem) -> None:
     assert "## Recent turns" in prompt
     chain = prompt.split("## Task chain", 1)[1].split("##", 1)[0] if "## Task chain" in prompt else ""
     assert "turn:" not in chain
+
+
+def test_messages_are_shown_by_their_words_and_time_not_their_ids(memory: TrulyMem) -> None:
+    mem = _talked(memory)
+    res = mem.recall("Oslo")
+    said = next(f for f in res.facts if f.relation == "said")
+    assert said.text.startswith("user said “I live in Oslo.” (") and said.object not in said.text
+    excerpts = [line for line in res.text.splitlines() if "I live in Oslo." in line]
+    assert excerpts and all(said.object.split(":")[0] not in line for line in excerpts)
+    _tool(mem, "memory_ingest", messages=[{"speaker": "Nadia", "text": "We hiked the Preikestolen trail.", "id": "D4:2"}])
+    cited = mem.recall("Preikestolen").text
+    assert "[D4:2 · " in cited  # a short conversation id stays, for citing
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("I'll ask Ingrid tomorrow.", ["Ingrid"]),
+    ("What's on in Bergen? Tell me.", ["Bergen"]),
+    ("Let's go! Maybe Astrid can drive. Don't forget.", ["Astrid"]),
+])
+def test_ingest_makes_no_entities_of_sentence_openers(memory: TrulyMem, text: str, names: list[str]) -> None:
+    assert _tool(memory, "memory_ingest", messages=[{"speaker": "user", "text": text}])["entities"] == names

@@ -313,7 +313,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 node_ids.append(nid)
     known.load(node_ids)
     rnodes = recalled_nodes(node_ids, known.full, c.node_score, c.node_hop, c.node_why)
-    rfacts = recalled_facts(kept_facts, c.fact_score, c.fact_hop, c.fact_why, q.as_of)
+    rfacts = recalled_facts(kept_facts, c.fact_score, c.fact_hop, c.fact_why, q.as_of, known.full)
     if q.max_tokens is not None:
         rnodes, rfacts = fit_budget(rnodes, rfacts, q.max_tokens)
     text = render_text(rnodes, rfacts)

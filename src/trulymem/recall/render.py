@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from trulymem.model import EdgeKind, NodeType, triple_text
+from trulymem.model import EdgeKind, NodeType
 from trulymem.recall.chain import DESCRIPTION, TURN_KIND
 from trulymem.recall.results import RecalledFact, RecalledNode
 
 
 def _line(f: RecalledFact) -> str:
-    text = triple_text(f.subject, f.relation, f.object, f.speculation)
+    text = f.text
     if not f.valid:
         text += f" (no longer valid since {f.invalid_at:%Y-%m-%d %H:%M})" if f.invalid_at else " (no longer valid)"
     if f.confidence < 1.0:
@@ -16,10 +16,15 @@ def _line(f: RecalledFact) -> str:
     return text
 
 
+_CITABLE = 16  # a message id short enough to cite ("D3:14"); longer ones are generated and say nothing
+
+
 def episode_line(n: RecalledNode) -> str:
-    """``[D1:3 · 2023-05-08 13:56] Caroline: …`` — turn id and time first, for citing."""
+    """``[D1:3 · 2023-05-08 13:56] Caroline: …`` — turn id (a short one) and time first, for citing."""
     meta = n.metadata
-    where = " · ".join(str(x) for x in (meta.get("turn_id"), str(meta.get("time", ""))[:16].replace("T", " ")) if x)
+    turn = meta.get("turn_id")
+    turn = turn if isinstance(turn, str) and len(turn) <= _CITABLE else None  # not a generated id: text and time
+    where = " · ".join(str(x) for x in (turn, str(meta.get("time", ""))[:16].replace("T", " ")) if x)
     return f"[{where}] {n.summary or n.name}" if where else (n.summary or n.name)
 
 
