@@ -155,11 +155,11 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     known = NodeCache(store, user_scope, q.as_of)
     known.add(named)  # read whole already: persons are endpoints of the facts returned
     speakers = _speakers(store, scope, named, parsed)
-    if speakers and not cfg.speaker_terms:
+    if speakers:
         # A speaker's name is in every turn they said: as a search word it ranks the turns that
         # address them ("Wow, Caroline!"), not theirs. The reranker boosts their turns instead.
         text_terms = [t for t in text_terms if name_key(t) not in speakers] or text_terms
-    if parsed is not None and parsed.question and not cfg.frame_words:
+    if parsed is not None and parsed.question:
         text_terms = topic_terms(text_terms)
     match = phrases(content_terms(text_terms))
     rankings: dict[str, list[str]] = {}
@@ -246,14 +246,15 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     # best ``frontier`` nodes first reached at that hop; state nodes reached on the
     # way are leaves (expanding "in_progress" would list every task).
     expanded: set[str] = set()
-    # A speaker the question names links to every turn they said: those turns are not ranked
-    # for it (the reranker's speaker feature favours their turns among the matches instead).
+    # A speaker the question names links to every turn they said: they are not expanded (their
+    # newest turns are no answer; the reranker's speaker feature favours their turns among the
+    # matches instead), which also saves reading their edges.
     hubs = {n.id for n in named if n.key in speakers}
     for hop in range(0, max(0, min(q.depth, 3)) + 1):
         budget.check("recall")  # recall only reads: it can stop between any two steps
         if len(c.facts) >= cfg.max_facts:
             break
-        fresh = [n for n, h in c.node_hop.items() if h == hop and n not in expanded]
+        fresh = [n for n, h in c.node_hop.items() if h == hop and n not in expanded and n not in hubs]
         frontier = _frontier(c, fresh, known, hop, cfg.frontier)
         if not frontier:
             break
@@ -267,8 +268,6 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             for src, dst in ((e.subject_id, e.object_id), (e.object_id, e.subject_id)):
                 if src in front:
                     c.fact(e, c.node_score[src], hop, why)
-                    if src in hubs and (e.object_type if dst == e.object_id else e.subject_type) == _EPISODE:
-                        continue
                     c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, next_why)
 
     # --- time named in the query: boost what happened then ---------------------
@@ -291,10 +290,9 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
 
     # --- rerank: speaker, question turns, coverage ------------------------------
     if not cfg.rerank.off:
-        asked = asked_topics(q.query_intent) if is_question else []
         many = cfg.rerank.set_aware and is_question and is_set_question(q.query_intent)
         expects = expected_answer(q.query_intent) if cfg.rerank.kind and is_question else None
-        _rerank(c, known, speakers, stems(" ".join(text_terms)), asked, many, expects)
+        _rerank(c, known, speakers, many, expects)
 
     # --- rank and cut --------------------------------------------------------
     budget.check("recall")
@@ -468,7 +466,7 @@ def _feedback_terms(rankings: dict[str, list[str]], text_terms: list[str], speak
     return [t for t in sorted(df, key=lambda t: -df[t]) if df[t] > 1][: cfg.feedback_terms]
 
 
-def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: set[str], asked: list[str],
+def _rerank(c: _Collector, known: NodeCache, speakers: set[str],
             many: bool = False, expects: str | None = None) -> None:
     """Rescore the best ``rerank_depth`` episode candidates with ``rerank.rerank``."""
     top = sorted(c.node_score, key=lambda i: -c.node_score[i])[: c.cfg.rerank_depth]
@@ -485,7 +483,7 @@ def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: se
             text = text[len(speaker) + 2 :]
         cands.append(Candidate(nid, c.node_score[nid], text, speaker if isinstance(speaker, str) else None,
                                _place(node.metadata)))
-    for nid, (score, why) in rerank(cands, query_stems, speakers, c.cfg.rerank, asked, many=many,
+    for nid, (score, why) in rerank(cands, speakers, c.cfg.rerank, many=many,
                                     expects=expects).items():
         c.node_score[nid] = score
         for w in why:
