@@ -159,3 +159,19 @@ def test_messages_are_shown_by_their_words_and_time_not_their_ids(memory: TrulyM
 ])
 def test_ingest_makes_no_entities_of_sentence_openers(memory: TrulyMem, text: str, names: list[str]) -> None:
     assert _tool(memory, "memory_ingest", messages=[{"speaker": "user", "text": text}])["entities"] == names
+
+
+def test_task_list_lists_tasks_apart_from_turns(memory: TrulyMem) -> None:
+    memory.task_create("Task_garden", "Plan the allotment")
+    agent = Agent(memory, ScriptedLLM([f"reply {i}" for i in range(25)]), extract="rules")
+    for i in range(25):
+        agent.turn(f"small talk {i}")
+    memory.task_create("Task_tax", "File the tax return")
+    memory.task_set_state("Task_garden", "paused")
+    assert [t.task_id for t in memory.task_list(limit=5, kind="task").tasks] == ["Task_tax", "Task_garden"]
+    turns = memory.task_list(limit=5, kind="turn").tasks
+    assert len(turns) == 5 and {t.kind for t in turns} == {"turn"}
+    assert [t.task_id for t in memory.task_list(state="paused", kind="task").tasks] == ["Task_garden"]
+    assert len(memory.task_list(limit=30).tasks) == 27  # the whole chain, as before
+    bad = memory.call("task_list", {"kind": "chore"})
+    assert not bad.ok and bad.error is not None and "kind" in str(bad.error)
