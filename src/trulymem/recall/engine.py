@@ -19,14 +19,15 @@ from trulymem.enrich.profiles import Profile, is_enrichment_node, parsed_profile
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.cache import NodeCache, whole_facts
 from trulymem.recall.chain import open_chain
+from trulymem.recall.collect import Collector, add_why
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.query import FRAME_WORDS, ParsedQuery, is_set_question, parse_query, topic_terms
-from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
+from trulymem.recall.rank import rank_order, rrf
 from trulymem.recall.render import render_text
 from trulymem.recall.rerank import Candidate, rerank
 from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult, recalled_facts, recalled_nodes
 from trulymem.recall.timeref import time_range_in
-from trulymem.store.base import Edge, FactQuery, NodeQuery, Store, When
+from trulymem.store.base import FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.answers import expected_answer
 from trulymem.text.related import related_words
@@ -55,74 +56,6 @@ class RecallQuery:
     max_tokens: int | None = None
 
 
-_EPISODE, _TASK, _STATE = NodeType.EPISODE.value, NodeType.TASK.value, NodeType.STATE.value
-_CHAIN_KINDS = {EdgeKind.NEXT_TASK, EdgeKind.HAS_STATE, EdgeKind.CONTAINS_INFO}
-
-
-class _Collector:
-    def __init__(self, q: RecallQuery, cfg: RecallConfig, ref_time: datetime, chain: bool = False) -> None:
-        self.q, self.cfg, self.ref_time = q, cfg, ref_time
-        self.chain = chain  # the query asks for the task chain: its edges are what it wants
-        self.node_score: dict[str, float] = {}
-        self.node_hop: dict[str, int] = {}
-        self.node_why: dict[str, list[str]] = {}
-        self.facts: dict[str, Edge] = {}
-        self.whole: dict[str, Fact] = {}  # facts a seed stage read whole (the rest are read once kept)
-        self.fact_score: dict[str, float] = {}
-        self.fact_hop: dict[str, int] = {}
-        self.fact_why: dict[str, list[str]] = {}
-        self.quality: dict[str, float] = {}  # fact_quality per fact id: the same whoever reaches it
-
-    def node(self, node_id: str, score: float, hop: int, why: str) -> None:
-        # called ~200 times per recall: one lookup per map, no min()/setdefault calls
-        old = self.node_score.get(node_id)
-        if old is None or score > old:
-            self.node_score[node_id] = score
-        if hop < self.node_hop.get(node_id, hop + 1):
-            self.node_hop[node_id] = hop
-        _add_why(self.node_why, node_id, why)
-
-    def fact(self, f: Edge | Fact, score: float, hop: int, why: str) -> None:
-        """Record a fact the store returned (it already applied the query's ``When``)."""
-        cfg = self.cfg
-        fid = f.id
-        quality = self.quality.get(fid)
-        if quality is None:  # a fact is often reached from both its ends
-            quality = self.quality[fid] = fact_quality(
-                f.confidence, False, f.speculation, recency(f.updated_at, self.ref_time, cfg.recency_half_life_days),
-                pinned_boost=1.0, speculation_penalty=cfg.speculation_penalty,
-            ) * (cfg.structural_weight if self._structural(f) else 1.0)
-        if isinstance(f, Fact):
-            self.whole[fid] = f
-            f = Edge.of(f)
-        # pinned counts where the query reached the fact itself, not through a hub ("user")
-        s = score * quality * (cfg.pinned_boost if f.pinned and hop == 0 else 1.0)
-        old = self.fact_score.get(fid)
-        if old is None or s > old:
-            self.facts[fid] = f
-            self.fact_score[fid] = s
-        if hop < self.fact_hop.get(fid, hop + 1):
-            self.fact_hop[fid] = hop
-        _add_why(self.fact_why, fid, why)
-
-
-    def _structural(self, f: Edge | Fact) -> bool:
-        """Bookkeeping rather than something said: a message's links (said, in_session,
-        next_message, mentions) and, unless the query asks for the chain, a task's edges."""
-        if isinstance(f, Fact):
-            return f.type == "episode" or (not self.chain and f.kind in _CHAIN_KINDS)
-        ends = (f.subject_type, f.object_type)
-        return _EPISODE in ends or (not self.chain and (_TASK in ends or _STATE in ends))
-
-
-def _add_why(whys: dict[str, list[str]], key: str, why: str) -> None:
-    reasons = whys.get(key)
-    if reasons is None:
-        whys[key] = [why]
-    elif len(reasons) < 3 and why not in reasons:
-        reasons.append(why)
-
-
 def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: RecallConfig | None = None,
            embedder: Embedder | None = None) -> RecallResult:
     cfg = cfg or RecallConfig()
@@ -144,7 +77,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             type_seeds.append(TYPE_INTENTS[k])
         else:
             text_terms.append(t)
-    c = _Collector(q, cfg, q.as_of or now, chain=want_tasks or NodeType.STATE in type_seeds)
+    c = Collector(cfg, q.as_of or now, chain=want_tasks or NodeType.STATE in type_seeds)
 
     # --- seeds ---------------------------------------------------------------
     names = text_terms + list(q.seed_entities)
@@ -276,7 +209,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         for fid, e in c.facts.items():
             if start <= e.valid_at <= end:
                 c.fact_score[fid] *= cfg.time_boost
-                _add_why(c.fact_why, fid, f"time:{words}")
+                add_why(c.fact_why, fid, f"time:{words}")
         # Only nodes the boost could lift into the best ``reach`` need their time read: loading
         # every reached node (~250, with their metadata) was the slowest part of a dated question.
         near = _may_rise(c.node_score, max(q.limit, cfg.rerank_depth), cfg.time_boost)
@@ -286,7 +219,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             said_at = node.metadata.get("time") if node is not None else None
             if isinstance(said_at, str) and start <= as_utc(datetime.fromisoformat(said_at)) <= end:
                 c.node_score[nid] *= cfg.time_boost
-                _add_why(c.node_why, nid, f"time:{words}")
+                add_why(c.node_why, nid, f"time:{words}")
 
     # --- rerank: speaker, question turns, coverage ------------------------------
     if not cfg.rerank.off:
@@ -321,7 +254,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
 _MIN_CHUNK = 16  # a refill reads at least this many more, not one query per node left out
 
 
-def _returned_facts(store: Store, scope: Scope, c: _Collector, known: NodeCache, limit: int) -> list[Fact]:
+def _returned_facts(store: Store, scope: Scope, c: Collector, known: NodeCache, limit: int) -> list[Fact]:
     """The best ``limit`` facts, read whole, leaving out those that touch an enrichment node
     (``_returned_nodes``) and reading further down the ranking in their place. Endpoints are
     judged from the light edges (types first; episodes are never enrichment, so only other
@@ -338,7 +271,7 @@ def _returned_facts(store: Store, scope: Scope, c: _Collector, known: NodeCache,
     return [whole[i] for i in kept]
 
 
-def _returned_nodes(c: _Collector, known: NodeCache, limit: int) -> list[str]:
+def _returned_nodes(c: Collector, known: NodeCache, limit: int) -> list[str]:
     """The best ``limit`` nodes that exist and are memories: the profile and topic nodes the
     enrichment made are how recall reaches turns, not what it returns."""
     def memories(chunk: list[str]) -> list[str]:
@@ -466,7 +399,7 @@ def _feedback_terms(rankings: dict[str, list[str]], text_terms: list[str], speak
     return [t for t in sorted(df, key=lambda t: -df[t]) if df[t] > 1][: cfg.feedback_terms]
 
 
-def _rerank(c: _Collector, known: NodeCache, speakers: set[str],
+def _rerank(c: Collector, known: NodeCache, speakers: set[str],
             many: bool = False, expects: str | None = None) -> None:
     """Rescore the best ``rerank_depth`` episode candidates with ``rerank.rerank``."""
     top = sorted(c.node_score, key=lambda i: -c.node_score[i])[: c.cfg.rerank_depth]
@@ -487,7 +420,7 @@ def _rerank(c: _Collector, known: NodeCache, speakers: set[str],
                                     expects=expects).items():
         c.node_score[nid] = score
         for w in why:
-            _add_why(c.node_why, nid, w)
+            add_why(c.node_why, nid, w)
 
 
 def _place(meta: dict[str, object]) -> tuple[str, int] | None:
@@ -506,7 +439,7 @@ def _may_rise(scores: dict[str, float], reach: int, boost: float) -> list[str]:
     return [n for n, s in scores.items() if s >= floor]
 
 
-def _frontier(c: _Collector, fresh: list[str], known: NodeCache, hop: int, k: int) -> list[str]:
+def _frontier(c: Collector, fresh: list[str], known: NodeCache, hop: int, k: int) -> list[str]:
     """The best ``k`` of ``fresh`` that exist (as of ``as_of``) and may be expanded (past hop 0,
     not a state node). Nodes are loaded best first, ``k`` at a time, until ``k`` qualify: at
     depth 2 a hop reaches ~100 nodes and expands 16, so most are never read."""
