@@ -51,12 +51,12 @@ def test_kind_boosts_turns_that_say_the_kind_of_answer_asked_for() -> None:
     cands = [Candidate("vague", 1.0, "I moved a lot as a kid, it was tough.", "Pavel"),
              Candidate("named", 0.9, "I grew up near Brno with my grandparents.", "Pavel"),
              Candidate("addressed", 0.9, "Wow, that sounds hard, Pavel.", "Lin")]
-    w = RerankWeights(speaker=0, question=0, answer=0, kind=0.2)
-    out = _rerank(cands, set(), {"pavel"}, w, expects=NAME)
+    w = RerankWeights(speaker=0, question=0, answer=0, kind=0.2, neighbours=0)
+    out = _rerank(cands, {"pavel"}, w, expects=NAME)
     assert out["named"][0] == pytest.approx(1.08) and "says a name" in out["named"][1]
     assert out["addressed"][0] == pytest.approx(0.9)  # a speaker's name is no answer
-    assert _rerank(cands, set(), {"pavel"}, w)["named"][0] == pytest.approx(0.9)  # no kind asked for
-    assert not RerankWeights(speaker=0, question=0, answer=0, kind=0.2).off and OFF.off
+    assert _rerank(cands, {"pavel"}, w)["named"][0] == pytest.approx(0.9)  # no kind asked for
+    assert not w.off and OFF.off
 
 
 def _row() -> list[Candidate]:
@@ -67,25 +67,9 @@ def _row() -> list[Candidate]:
 
 def test_neighbours_gain_for_one_answer_and_lose_for_a_set() -> None:
     w = RerankWeights(speaker=0, question=0, answer=0, kind=0, neighbours=0.1)
-    one = _rerank(_row(), set(), set(), w)
+    one = _rerank(_row(), set(), w)
     assert one["b"][0] == pytest.approx(0.99) and one["c"][0] == pytest.approx(0.8)
-    many = _rerank(_row(), set(), set(), w, many=True)
+    many = _rerank(_row(), set(), w, many=True)
     assert many["b"][0] == pytest.approx(0.81) and "near a better turn" in many["b"][1]
     assert "next to a better turn" in one["b"][1]
     assert w.set_aware and not OFF.set_aware
-
-
-def test_cover_puts_a_turn_with_new_question_words_into_the_top() -> None:
-    from trulymem.text.stem import stems
-
-    cands = [Candidate("loom1", 1.0, "The loom is great.", "Lin", None),
-             Candidate("loom2", 0.95, "Another loom story.", "Lin", None),
-             Candidate("spindle", 0.5, "And a spindle from my aunt.", "Lin", None)]
-    w = RerankWeights(speaker=0, question=0, answer=0, kind=0, cover=1.0)
-    q = stems("loom spindle")
-    ranked = sorted(_rerank(cands, q, set(), w, many=True).items(), key=lambda kv: -kv[1][0])
-    assert [cid for cid, _ in ranked] == ["loom1", "spindle", "loom2"]
-    assert "covers more of the question" in dict(ranked)["spindle"][1]
-    # not a set question, or one word only: the order stays
-    assert _rerank(cands, q, set(), w)["spindle"][0] == pytest.approx(0.5)
-    assert _rerank(cands, stems("loom"), set(), w, many=True)["spindle"][0] == pytest.approx(0.5)

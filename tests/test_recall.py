@@ -106,7 +106,7 @@ def test_empty_intent_returns_persona_and_newest_tasks_not_everything(mem: Truly
     assert "catgirl" in res.text
     tasks = [line for line in res.text.splitlines() if line.startswith("- Task_")]
     assert tasks[0].startswith("- Task_29 [in_progress]")
-    assert len(tasks) <= 10  # the newest stretch of the chain, not all 30
+    assert len(tasks) == 30  # every open task (step 2 of the protocol), and none of the user's facts
     assert not any(f.object.startswith("thing") for f in res.facts)
 
 

@@ -14,7 +14,7 @@ def _fact_fields() -> dict[str, object]:
     return dict(id="f1", subject="Ines", relation="adopted", object="a cat", kind="fact", confidence=0.9,
                 speculation=False, pinned=True, type=None, valid=True, mention_count=2, created_at=at,
                 valid_at=at, invalid_at=None, superseded_by=None, subject_id="n1", object_id="n2", score=0.5,
-                hop=1, why=["match"])
+                hop=1, why=["match"], text="Ines adopted a cat")
 
 
 def test_built_equals_model_construct() -> None:

@@ -1,12 +1,10 @@
-"""Set questions (query.is_set_question) and the two reranker features measured for them:
-spreading a set question's top over sessions, and a named person's own statements."""
+"""Set questions (query.is_set_question) and a named person's own statements fused again for them."""
 
 from __future__ import annotations
 
 import pytest
 
 from trulymem.recall.query import is_set_question
-from trulymem.recall.rerank import Candidate, RerankWeights, rerank
 
 
 @pytest.mark.parametrize("text", [
@@ -33,30 +31,6 @@ def test_questions_whose_answer_is_a_set(text: str) -> None:
 ])
 def test_questions_with_one_answer(text: str) -> None:
     assert not is_set_question(text)
-
-
-def _cands() -> list[Candidate]:
-    return [Candidate("a", 1.0, "We sailed to the island.", "Tomas", ("S1", 3)),
-            Candidate("b", 0.9, "Then we fixed the mast.", "Tomas", ("S1", 5)),
-            Candidate("c", 0.8, "I rebuilt an old bike.", "Tomas", ("S4", 2))]
-
-
-def test_session_spread_only_for_set_questions() -> None:
-    w = RerankWeights(speaker=0, question=0, answer=0, sessions=0.5)
-    spread = rerank(_cands(), set(), set(), w, many=True)
-    assert spread["b"][0] == pytest.approx(0.45) and "same session as a better turn" in spread["b"][1]
-    assert spread["c"][0] == pytest.approx(0.8)  # another session: untouched
-    assert rerank(_cands(), set(), set(), w, many=False)["b"][0] == pytest.approx(0.9)
-    assert not RerankWeights(speaker=0, question=0, answer=0, sessions=0.5).off
-
-
-def test_self_statement_boost_for_the_named_person() -> None:
-    cands = [Candidate("own", 0.5, "I rebuilt an old bike last spring.", "Tomas"),
-             Candidate("asks", 0.5, "Did you rebuild it yourself?", "Tomas"),
-             Candidate("other", 0.5, "I love old bikes.", "Ola")]
-    out = rerank(cands, set(), {"tomas"}, RerankWeights(speaker=0, question=0, answer=0, statement=0.2))
-    assert out["own"][0] == pytest.approx(0.6) and "tells about themselves" in out["own"][1]
-    assert out["asks"][0] == pytest.approx(0.5) and out["other"][0] == pytest.approx(0.5)
 
 
 def test_related_words_are_what_an_answer_may_say_instead() -> None:
@@ -88,8 +62,8 @@ def test_a_related_word_finds_the_answer_full_text_alone_misses(tmp_path) -> Non
             return [str(n.metadata.get("turn_id")) for n in res.nodes if n.type == NodeType.EPISODE
                     and any("related" in w for w in n.why)]
 
-        assert "S1:1" in text_hits(replace(RecallConfig(), related_weight=0.3))
-        assert text_hits(RecallConfig()) == []  # off by default (LoCoMo: its gain did not generalise)
+        assert "S1:1" in text_hits(RecallConfig())  # on by default (LoCoMo: it gains on tune and heldout)
+        assert text_hits(replace(RecallConfig(), related_weight=0)) == []
 
 
 def test_a_set_asked_of_a_person_fuses_their_own_statements_again(tmp_path) -> None:  # type: ignore[no-untyped-def]

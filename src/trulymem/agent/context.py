@@ -10,9 +10,10 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from trulymem.agent.record import is_turn, turn_nodes
+from trulymem.agent.record import turn_nodes
 from trulymem.graph import TrulyMem
 from trulymem.model import EdgeKind, Node, NodeType, TaskState
+from trulymem.recall.chain import is_turn
 from trulymem.recall.render import render_text
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
@@ -192,9 +193,12 @@ def system_prompt(r: Recalled, identity: str = DEFAULT_IDENTITY) -> str:
         parts.append("## Persona\nNone stored: use the default identity.")
     parts.append("## Open tasks (working memory: in progress or paused)\n"
                  + ("\n".join(_task_lines(r.tasks, r.task_info)) or "None."))
-    if r.chain:
-        parts.append("## Task chain (every turn and task in time order, newest first)\n"
-                     + "\n".join(_chain_lines(r.chain)))
+    chain_tasks = [t for t in r.chain if t.kind != "turn"]
+    if chain_tasks:
+        parts.append("## Task chain (tasks in time order, newest first)\n" + "\n".join(_chain_lines(chain_tasks)))
+    turns = [t for t in r.chain if t.kind == "turn"]
+    if turns:  # the chain's turn records, apart from the tasks
+        parts.append("## Recent turns (newest first)\n" + "\n".join(_chain_lines(turns)))
     if r.previous_session:
         parts.append(f"## Last time: the previous conversation ({r.previous_session_at}, oldest first)\n"
                      + "\n".join(r.previous_session))

@@ -15,14 +15,15 @@ import time
 from collections.abc import Callable
 
 from trulymem.agent.extract import Statement, TurnText, extract_messages, parse_extraction
-from trulymem.agent.record import TURN_KIND, is_turn, turn_nodes, write_statements, writing
+from trulymem.agent.record import turn_nodes, write_statements, writing
 from trulymem.errors import TrulyMemError
 from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM
 from trulymem.model import Node, NodeType
+from trulymem.recall.chain import DESCRIPTION, TURN_KIND, is_turn
 from trulymem.store.base import NodeQuery
 from trulymem.text import name_key
-from trulymem.tools.tasks import DESCRIPTION, description_of
+from trulymem.tools.tasks import description_of
 
 log = logging.getLogger(__name__)
 Check = Callable[[str, Statement], Statement]  # (what the user said, item) -> item, marked if not stated

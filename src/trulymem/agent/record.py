@@ -19,6 +19,7 @@ from typing import Any
 from trulymem.agent.extract import Statement
 from trulymem.graph import TrulyMem
 from trulymem.model import MAX_TEXT, Fact, Node, NodeType, TaskState
+from trulymem.recall.chain import TURN_KIND
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key, relation_key
 from trulymem.text.statements import USER_WORDS, denies
@@ -26,7 +27,6 @@ from trulymem.tools.base import embedded_writes
 from trulymem.tools.commit import TripletIn, commit_triplets, supersede_single_valued
 from trulymem.tools.tasks import create_task
 
-TURN_KIND = "turn"  # node metadata "kind" of a per-turn record
 _SNIPPET = 90
 
 
@@ -39,10 +39,6 @@ def turn_summary(user: str, reply: str, topic: str | None) -> str:
     """The summary written at once, from the turn itself (a model may rewrite it later)."""
     head = f"[{topic}] " if topic else ""
     return f"{head}User: {snippet(user)}" + (f" | AI: {snippet(reply, 70)}" if reply else "")
-
-
-def is_turn(node: Node) -> bool:
-    return node.type == NodeType.TASK and node.metadata.get("kind") == TURN_KIND
 
 
 @dataclass

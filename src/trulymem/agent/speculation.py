@@ -10,7 +10,7 @@ import re
 
 from trulymem.agent.extract import rule_statements
 from trulymem.text import name_key
-from trulymem.text.statements import USER_WORDS, denies, hedged, negated_before, single_valued
+from trulymem.text.statements import USER_WORDS, denies, hedged, negated_before, not_asserted, single_valued
 from trulymem.text.stopwords import STOPWORDS, content_terms
 from trulymem.text.tokenize import tokens
 
@@ -23,30 +23,45 @@ def about_user(subject: str, user_id: str | None) -> bool:
     return key in USER_WORDS or (user_id is not None and key == name_key(user_id)) or bool(_POSSESSIVE.match(key))
 
 
-def _position(said: str, obj: str) -> int:
-    """Where ``said`` mentions the claim's object (its first content word if not verbatim)."""
-    low = said.casefold()
-    at = low.find(obj.casefold().strip())
-    if at >= 0:
-        return at
+def _positions(said: str, obj: str) -> list[int]:
+    """Where ``said`` mentions the claim's object: every verbatim mention, else the first
+    mention of its first content word found."""
+    low, needle = said.casefold(), obj.casefold().strip()
+    found = [m.start() for m in re.finditer(re.escape(needle), low)] if needle else []
+    if found:
+        return found
     for word in content_terms(re.findall(r"\w+", obj.casefold())):
         at = low.find(word[:2] if re.match(r"[\u4e00-\u9fff]", word) else word)
         if at >= 0:
-            return at
-    return -1
+            return [at]
+    return []
 
 
-def stated_by(said: str, relation: str, obj: str) -> bool:
-    """True when ``said`` (what the user wrote) contains every content word of the object
-    with the claim's polarity: a denied statement does not state its positive form."""
+def unstated(said: str, relation: str, obj: str) -> str | None:
+    """Why ``said`` (what the user wrote) does not state the claim about the user with its
+    polarity — ``None`` when it does: it must hold every content word of the object in a
+    sentence that asserts it of the writer (not a question, a condition or someone else)
+    with the claim's polarity (a denied statement does not state its positive form)."""
     heard, low = set(tokens(said)), said.casefold()
     words = content_terms(tokens(obj))
     # a CJK fragment cut at a quote mark ("叫“星图”") is matched in the raw text
     if not words or not all(w in heard or w in low for w in words):
-        return False
-    at = _position(said, obj)
-    denied = negated_before(said, at) if at >= 0 else False
-    return denied == denies(relation)
+        return "not stated by the user"
+    at = _positions(said, obj)
+    if not at:
+        return None if not denies(relation) else "not stated by the user"
+    why = "not stated by the user"
+    for pos in at:  # "Do you like jazz? Yes, I like jazz." states it the second time
+        why = not_asserted(said, pos) or ("the user said the opposite" if negated_before(said, pos) != denies(relation)
+                                          else "")
+        if not why:
+            return None
+    return f"the user's words are {why}" if why in ("a question", "a condition", "about someone else") else why
+
+
+def stated_by(said: str, relation: str, obj: str) -> bool:
+    """True when ``said`` states the claim about the user with its polarity (``unstated``)."""
+    return unstated(said, relation, obj) is None
 
 
 def speculation_reason(subject: str, relation: str, obj: str, said: str, user_id: str | None) -> str | None:
@@ -54,8 +69,9 @@ def speculation_reason(subject: str, relation: str, obj: str, said: str, user_id
     if hedged(relation, obj):
         return "its own words hedge"
     if about_user(subject, user_id):
-        if not stated_by(said, relation, obj):
-            return "the user said the opposite" if stated_by(said, _flip(relation), obj) else "not stated by the user"
+        why = unstated(said, relation, obj)
+        if why:
+            return why
         if not _slot_supported(said, relation, obj):
             # "I'm at the office in Lisbon" does not say where the user lives: a guess here
             # would replace a stated value of the slot
@@ -76,7 +92,3 @@ def _slot_supported(said: str, relation: str, obj: str) -> bool:
     value = name_key(obj)
     return any(single_valued(st.relation) == slot and (name_key(st.object) in value or value in name_key(st.object))
                for st in rule_statements(said))
-
-
-def _flip(relation: str) -> str:
-    return "likes" if denies(relation) else "dislikes"

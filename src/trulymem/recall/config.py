@@ -18,7 +18,8 @@ class RecallConfig:
     vector_weight: float = 0.1    # the vector ranking's weight in the fusion (full text has 1): on LoCoMo the
                                   # offline embedders rank well below BM25 (bench/bench_locomo.py), so they
                                   # break ties and catch what words miss rather than lead
-    seed_tasks: int = 5           # newest tasks when the intent asks for the task chain
+    seed_tasks: int = 5           # newest tasks when the intent asks for the task chain (beside every open one)
+    info_facts: int = 6           # facts of each open task's info node returned with the chain
     fanout_seed: int = 12         # facts per seed node and direction (4 or 8 cost little less at 1M, and a named
                                   # node could no longer fill the limit with its own facts)
     fanout_hop: int = 2           # facts per reached node and direction (hubs cannot flood)
@@ -29,15 +30,14 @@ class RecallConfig:
     max_facts: int = 200          # candidate facts before the final cut
     hop_decay: float = 0.6        # score multiplier per hop
     recency_half_life_days: float = 30.0
-    pinned_boost: float = 1.5
+    pinned_boost: float = 1.5     # a pinned fact the query reaches itself (hop 0), not through a hub
+    structural_weight: float = 0.2  # a message's links and (unless the chain is asked for) a task's edges:
+                                  # bookkeeping ranks below what was said (they render as the messages)
     time_boost: float = 2.0       # memories from a time the query names ("last May", "上周")
     time_seeds: int = 20          # full-text hits within that time taken as seeds (0: none)
     time_weight: float = 0.5      # their ranking's weight in the fusion
     speculation_penalty: float = 0.8
     parse_questions: bool = True  # a natural-language question is split on whitespace, not on its commas
-    frame_words: bool = False     # keep words that frame a question ("likely", "kind of") as search words
-    speaker_terms: bool = False   # keep the names of people who speak in the search terms (they are in
-                                  # every turn they said: the reranker's speaker feature uses them instead)
     profile_seeds: int = 20       # a named speaker's own statements taken from their profiles (0: none)
     profile_weight: float = 0.2   # their ranking's weight in the fusion: more gains multi-hop and loses
                                   # on questions that name the wrong person (LoCoMo tune: 0.3 lost 2 points there)
@@ -50,10 +50,9 @@ class RecallConfig:
     feedback_terms: int = 8       # words taken from them: those several of them say that the question does not
     feedback_weight: float = 0.3  # that search's weight in the fusion (0.2 gained nothing on tune; the new words
                                   # searched without the question's lost 4 points)
-    related_weight: float = 0.0   # the question's words with related ones an answer may use instead
-                                  # (text/related.py), searched again and fused at this weight (0: off). Off: at
-                                  # 0.3 its LoCoMo tune gain came from one conversation of four (conv-26 +0.9,
-                                  # the others -0.3 to 0) for a second full-text search on 42% of questions
+    related_weight: float = 0.3   # the question's words with related ones an answer may use instead
+                                  # (text/related.py), searched again and fused at this weight (0: off); on:
+                                  # it gains on tune and on heldout (leave-one-conversation-out, docs/benchmarks.md)
     own_weight: float = 0.3       # a set question (query.is_set_question) about a person whose own statement
                                   # is the best text hit: their statements among the text hits, fused again at
                                   # this weight (0: off); LoCoMo tune: multi-hop +2.0, no category lost; without

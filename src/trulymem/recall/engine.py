@@ -18,14 +18,16 @@ from trulymem.embed.base import Embedder
 from trulymem.enrich.profiles import Profile, is_enrichment_node, parsed_profile, profile_keys, rank_statements
 from trulymem.model import EdgeKind, Fact, Node, NodeType, Scope, as_utc
 from trulymem.recall.cache import NodeCache, whole_facts
+from trulymem.recall.chain import open_chain
+from trulymem.recall.collect import Collector, add_why
 from trulymem.recall.config import RecallConfig
 from trulymem.recall.query import FRAME_WORDS, ParsedQuery, is_set_question, parse_query, topic_terms
-from trulymem.recall.rank import fact_quality, rank_order, recency, rrf
+from trulymem.recall.rank import rank_order, rrf
 from trulymem.recall.render import render_text
 from trulymem.recall.rerank import Candidate, rerank
 from trulymem.recall.results import RecalledFact, RecalledNode, RecallResult, recalled_facts, recalled_nodes
 from trulymem.recall.timeref import time_range_in
-from trulymem.store.base import Edge, FactQuery, NodeQuery, Store, When
+from trulymem.store.base import FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.answers import expected_answer
 from trulymem.text.related import related_words
@@ -54,63 +56,9 @@ class RecallQuery:
     max_tokens: int | None = None
 
 
-class _Collector:
-    def __init__(self, q: RecallQuery, cfg: RecallConfig, ref_time: datetime) -> None:
-        self.q, self.cfg, self.ref_time = q, cfg, ref_time
-        self.node_score: dict[str, float] = {}
-        self.node_hop: dict[str, int] = {}
-        self.node_why: dict[str, list[str]] = {}
-        self.facts: dict[str, Edge] = {}
-        self.whole: dict[str, Fact] = {}  # facts a seed stage read whole (the rest are read once kept)
-        self.fact_score: dict[str, float] = {}
-        self.fact_hop: dict[str, int] = {}
-        self.fact_why: dict[str, list[str]] = {}
-        self.quality: dict[str, float] = {}  # fact_quality per fact id: the same whoever reaches it
-
-    def node(self, node_id: str, score: float, hop: int, why: str) -> None:
-        # called ~200 times per recall: one lookup per map, no min()/setdefault calls
-        old = self.node_score.get(node_id)
-        if old is None or score > old:
-            self.node_score[node_id] = score
-        if hop < self.node_hop.get(node_id, hop + 1):
-            self.node_hop[node_id] = hop
-        _add_why(self.node_why, node_id, why)
-
-    def fact(self, f: Edge | Fact, score: float, hop: int, why: str) -> None:
-        """Record a fact the store returned (it already applied the query's ``When``)."""
-        if isinstance(f, Fact):
-            self.whole[f.id] = f
-            f = Edge.of(f)
-        fid = f.id
-        quality = self.quality.get(fid)
-        if quality is None:  # a fact is often reached from both its ends
-            cfg = self.cfg
-            quality = self.quality[fid] = fact_quality(
-                f.confidence, f.pinned, f.speculation, recency(f.updated_at, self.ref_time, cfg.recency_half_life_days),
-                pinned_boost=cfg.pinned_boost, speculation_penalty=cfg.speculation_penalty,
-            )
-        s = score * quality
-        old = self.fact_score.get(fid)
-        if old is None or s > old:
-            self.facts[fid] = f
-            self.fact_score[fid] = s
-        if hop < self.fact_hop.get(fid, hop + 1):
-            self.fact_hop[fid] = hop
-        _add_why(self.fact_why, fid, why)
-
-
-def _add_why(whys: dict[str, list[str]], key: str, why: str) -> None:
-    reasons = whys.get(key)
-    if reasons is None:
-        whys[key] = [why]
-    elif len(reasons) < 3 and why not in reasons:
-        reasons.append(why)
-
-
 def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: RecallConfig | None = None,
            embedder: Embedder | None = None) -> RecallResult:
     cfg = cfg or RecallConfig()
-    c = _Collector(q, cfg, q.as_of or now)
     when = When("all" if q.include_invalid else "current", q.as_of, q.time_from, q.time_to)
     user_scope = scope.user_wide()
 
@@ -129,6 +77,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             type_seeds.append(TYPE_INTENTS[k])
         else:
             text_terms.append(t)
+    c = Collector(cfg, q.as_of or now, chain=want_tasks or NodeType.STATE in type_seeds)
 
     # --- seeds ---------------------------------------------------------------
     names = text_terms + list(q.seed_entities)
@@ -139,11 +88,11 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     known = NodeCache(store, user_scope, q.as_of)
     known.add(named)  # read whole already: persons are endpoints of the facts returned
     speakers = _speakers(store, scope, named, parsed)
-    if speakers and not cfg.speaker_terms:
+    if speakers:
         # A speaker's name is in every turn they said: as a search word it ranks the turns that
         # address them ("Wow, Caroline!"), not theirs. The reranker boosts their turns instead.
         text_terms = [t for t in text_terms if name_key(t) not in speakers] or text_terms
-    if parsed is not None and parsed.question and not cfg.frame_words:
+    if parsed is not None and parsed.question:
         text_terms = topic_terms(text_terms)
     match = phrases(content_terms(text_terms))
     rankings: dict[str, list[str]] = {}
@@ -200,16 +149,25 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             c.fact(f, s, 0, f"relation:{f.relation}")
             c.node(f.subject_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")
             c.node(f.object_id, s * cfg.hop_decay, 1, f"relation:{f.relation}")
+    required: list[str] = []  # facts returned whatever the limit: the persona, the open tasks' chain
     if want_persona:
         persona = store.facts(FactQuery(scope=scope, kinds=[EdgeKind.HAS_PERSONA], validity=when.validity,
                                         as_of=q.as_of, valid_from=q.time_from, valid_to=q.time_to, limit=50))
         for f in persona:
             c.fact(f, 0.9, 0, "persona")
             c.node(f.subject_id, 0.9 * cfg.hop_decay, 1, "persona")
+        required += [f.id for f in persona]  # step 1 of the protocol: the persona is always shown whole
     if want_tasks:
         tasks = store.nodes(NodeQuery(scope=scope, types=[NodeType.TASK], limit=cfg.seed_tasks, created_before=q.as_of))
         for n, s in zip(tasks, rank_order(len(tasks), 0.9, 0.85)):
             c.node(n.id, s, 0, "task chain")
+        chain = open_chain(store, scope, When(when.validity, q.as_of), cfg.info_facts)
+        known.add(chain.tasks)
+        for n in chain.tasks:
+            c.node(n.id, 1.0, 0, "open task")
+        for f in chain.facts:
+            c.fact(f, 1.0, 0, "open task")
+        required += [f.id for f in chain.facts]
     for t in type_seeds:
         typed = store.nodes(NodeQuery(scope=scope, types=[t], limit=cfg.seed_nodes, created_before=q.as_of))
         for n, s in zip(typed, rank_order(len(typed), 0.6, 0.95)):
@@ -221,11 +179,15 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     # best ``frontier`` nodes first reached at that hop; state nodes reached on the
     # way are leaves (expanding "in_progress" would list every task).
     expanded: set[str] = set()
+    # A speaker the question names links to every turn they said: they are not expanded (their
+    # newest turns are no answer; the reranker's speaker feature favours their turns among the
+    # matches instead), which also saves reading their edges.
+    hubs = {n.id for n in named if n.key in speakers}
     for hop in range(0, max(0, min(q.depth, 3)) + 1):
         budget.check("recall")  # recall only reads: it can stop between any two steps
         if len(c.facts) >= cfg.max_facts:
             break
-        fresh = [n for n, h in c.node_hop.items() if h == hop and n not in expanded]
+        fresh = [n for n, h in c.node_hop.items() if h == hop and n not in expanded and n not in hubs]
         frontier = _frontier(c, fresh, known, hop, cfg.frontier)
         if not frontier:
             break
@@ -247,7 +209,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         for fid, e in c.facts.items():
             if start <= e.valid_at <= end:
                 c.fact_score[fid] *= cfg.time_boost
-                _add_why(c.fact_why, fid, f"time:{words}")
+                add_why(c.fact_why, fid, f"time:{words}")
         # Only nodes the boost could lift into the best ``reach`` need their time read: loading
         # every reached node (~250, with their metadata) was the slowest part of a dated question.
         near = _may_rise(c.node_score, max(q.limit, cfg.rerank_depth), cfg.time_boost)
@@ -257,18 +219,22 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
             said_at = node.metadata.get("time") if node is not None else None
             if isinstance(said_at, str) and start <= as_utc(datetime.fromisoformat(said_at)) <= end:
                 c.node_score[nid] *= cfg.time_boost
-                _add_why(c.node_why, nid, f"time:{words}")
+                add_why(c.node_why, nid, f"time:{words}")
 
     # --- rerank: speaker, question turns, coverage ------------------------------
     if not cfg.rerank.off:
-        asked = asked_topics(q.query_intent) if is_question else []
         many = cfg.rerank.set_aware and is_question and is_set_question(q.query_intent)
         expects = expected_answer(q.query_intent) if cfg.rerank.kind and is_question else None
-        _rerank(c, known, speakers, stems(" ".join(text_terms)), asked, many, expects)
+        _rerank(c, known, speakers, many, expects)
 
     # --- rank and cut --------------------------------------------------------
     budget.check("recall")
-    kept_facts = _returned_facts(store, scope, c, known, q.limit)
+    if required:  # above everything else, so a token budget cuts them last
+        required = list(dict.fromkeys(required))
+        top = max(c.fact_score.values())
+        for fid in required:
+            c.fact_score[fid] += top
+    kept_facts = _returned_facts(store, scope, c, known, max(q.limit, len(required)))
     node_ids = _returned_nodes(c, known, q.limit)
     for f in kept_facts:  # endpoints of kept facts are always described
         for nid in (f.subject_id, f.object_id):
@@ -278,7 +244,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 node_ids.append(nid)
     known.load(node_ids)
     rnodes = recalled_nodes(node_ids, known.full, c.node_score, c.node_hop, c.node_why)
-    rfacts = recalled_facts(kept_facts, c.fact_score, c.fact_hop, c.fact_why, q.as_of)
+    rfacts = recalled_facts(kept_facts, c.fact_score, c.fact_hop, c.fact_why, q.as_of, known.full)
     if q.max_tokens is not None:
         rnodes, rfacts = fit_budget(rnodes, rfacts, q.max_tokens)
     text = render_text(rnodes, rfacts)
@@ -288,7 +254,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
 _MIN_CHUNK = 16  # a refill reads at least this many more, not one query per node left out
 
 
-def _returned_facts(store: Store, scope: Scope, c: _Collector, known: NodeCache, limit: int) -> list[Fact]:
+def _returned_facts(store: Store, scope: Scope, c: Collector, known: NodeCache, limit: int) -> list[Fact]:
     """The best ``limit`` facts, read whole, leaving out those that touch an enrichment node
     (``_returned_nodes``) and reading further down the ranking in their place. Endpoints are
     judged from the light edges (types first; episodes are never enrichment, so only other
@@ -305,7 +271,7 @@ def _returned_facts(store: Store, scope: Scope, c: _Collector, known: NodeCache,
     return [whole[i] for i in kept]
 
 
-def _returned_nodes(c: _Collector, known: NodeCache, limit: int) -> list[str]:
+def _returned_nodes(c: Collector, known: NodeCache, limit: int) -> list[str]:
     """The best ``limit`` nodes that exist and are memories: the profile and topic nodes the
     enrichment made are how recall reaches turns, not what it returns."""
     def memories(chunk: list[str]) -> list[str]:
@@ -433,7 +399,7 @@ def _feedback_terms(rankings: dict[str, list[str]], text_terms: list[str], speak
     return [t for t in sorted(df, key=lambda t: -df[t]) if df[t] > 1][: cfg.feedback_terms]
 
 
-def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: set[str], asked: list[str],
+def _rerank(c: Collector, known: NodeCache, speakers: set[str],
             many: bool = False, expects: str | None = None) -> None:
     """Rescore the best ``rerank_depth`` episode candidates with ``rerank.rerank``."""
     top = sorted(c.node_score, key=lambda i: -c.node_score[i])[: c.cfg.rerank_depth]
@@ -450,11 +416,11 @@ def _rerank(c: _Collector, known: NodeCache, speakers: set[str], query_stems: se
             text = text[len(speaker) + 2 :]
         cands.append(Candidate(nid, c.node_score[nid], text, speaker if isinstance(speaker, str) else None,
                                _place(node.metadata)))
-    for nid, (score, why) in rerank(cands, query_stems, speakers, c.cfg.rerank, asked, many=many,
+    for nid, (score, why) in rerank(cands, speakers, c.cfg.rerank, many=many,
                                     expects=expects).items():
         c.node_score[nid] = score
         for w in why:
-            _add_why(c.node_why, nid, w)
+            add_why(c.node_why, nid, w)
 
 
 def _place(meta: dict[str, object]) -> tuple[str, int] | None:
@@ -473,7 +439,7 @@ def _may_rise(scores: dict[str, float], reach: int, boost: float) -> list[str]:
     return [n for n, s in scores.items() if s >= floor]
 
 
-def _frontier(c: _Collector, fresh: list[str], known: NodeCache, hop: int, k: int) -> list[str]:
+def _frontier(c: Collector, fresh: list[str], known: NodeCache, hop: int, k: int) -> list[str]:
     """The best ``k`` of ``fresh`` that exist (as of ``as_of``) and may be expanded (past hop 0,
     not a state node). Nodes are loaded best first, ``k`` at a time, until ``k`` qualify: at
     depth 2 a hop reaches ~100 nodes and expands 16, so most are never read."""

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from trulymem.model import Fact, Node
+from trulymem.model import Fact, Node, NodeType, triple_text
 
 _M = TypeVar("_M", bound=BaseModel)
 _set = object.__setattr__
@@ -59,6 +59,7 @@ class RecalledFact(BaseModel):
     score: float
     hop: int
     why: list[str]
+    text: str = Field(description="The fact as a line to show: a message is shown by its words and time, not its id")
 
 
 class RecallResult(BaseModel):
@@ -83,9 +84,27 @@ def recalled_nodes(ids: list[str], nodes: Mapping[str, Node], score: Mapping[str
     return out
 
 
+def message_text(node: Node) -> str:
+    """A message (episode) as people read it: ``“I went to a support group” (2023-05-08 13:56)``."""
+    said = node.summary or node.name
+    speaker = node.metadata.get("speaker")
+    if isinstance(speaker, str) and said.startswith(f"{speaker}: "):
+        said = said[len(speaker) + 2 :]
+    said = " ".join(said.split())
+    said = said if len(said) <= 80 else said[:79].rstrip() + "…"
+    at = str(node.metadata.get("time") or node.created_at.isoformat())[:16].replace("T", " ")
+    return f"“{said}” ({at})"
+
+
 def recalled_facts(facts: list[Fact], score: Mapping[str, float], hop: Mapping[str, int],
-                   why: Mapping[str, list[str]], as_of: datetime | None) -> list[RecalledFact]:
-    """The returned facts, built as ``recalled_nodes``; ``valid`` as of ``as_of`` (default: now)."""
+                   why: Mapping[str, list[str]], as_of: datetime | None,
+                   nodes: Mapping[str, Node] | None = None) -> list[RecalledFact]:
+    """The returned facts, built as ``recalled_nodes``; ``valid`` as of ``as_of`` (default: now).
+    ``nodes``: the endpoints read, so that a message endpoint is shown by its words."""
+    def shown(node_id: str, name: str | None) -> str:
+        node = nodes.get(node_id) if nodes is not None else None
+        return message_text(node) if node is not None and node.type == NodeType.EPISODE else name or ""
+
     return [built(RecalledFact, {
         "id": (fid := f.id), "subject": f.subject or "", "relation": f.relation, "object": f.object or "",
         "kind": f.kind.value, "confidence": f.confidence, "speculation": f.speculation, "pinned": f.pinned,
@@ -93,4 +112,5 @@ def recalled_facts(facts: list[Fact], score: Mapping[str, float], hop: Mapping[s
         "mention_count": f.mention_count, "created_at": f.created_at, "valid_at": f.valid_at,
         "invalid_at": f.invalid_at, "superseded_by": f.superseded_by, "subject_id": f.subject_id,
         "object_id": f.object_id, "score": round(score[fid], 4), "hop": hop[fid], "why": why[fid],
+        "text": triple_text(shown(f.subject_id, f.subject), f.relation, shown(f.object_id, f.object), f.speculation),
     }) for f in facts]

@@ -27,7 +27,9 @@ again, with the topic's words, whenever the user says "just now", "before", "las
 time", 刚才, 之前, 上次 or means "that thing".
 3. Answer from what you recalled. Store what the user states — preferences ("I like \
 rock"), what they work on, their plans, where they are — with memory_commit \
-(subject "user"); anything you only infer gets speculation=true. A new value of a \
+(subject "user"); anything you only infer gets speculation=true — and so does anything \
+the user asked about ("Do you like jazz?"), said of someone else ("My brother likes \
+jazz") or only supposed ("If I move to Paris…"). A new value of a \
 single-valued relation (lives_in, works_at …) replaces the old one, which stays in \
 history; to correct or forget other facts use memory_purge. When the topic changes, \
 pause the current task (task_set_state state="paused") and resume it later \
@@ -35,7 +37,8 @@ pause the current task (task_set_state state="paused") and resume it later \
 4. Record this turn: task_create(task_id="Turn_<date>_<time>", description="<one \
 line: what was asked and answered>", info_nodes=[<names of the nodes this turn \
 wrote or used>]). It joins the chain after the previous task, so the next turn finds \
-it in step 2.
+it in step 2; a "Turn_" task is stored completed and listed apart from the tasks, which \
+step 2 always returns while they are open.
 """
 
 PROMPT_NAME = "memory_protocol"

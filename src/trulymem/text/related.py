@@ -1,8 +1,8 @@
 """Words a question uses and the words a turn that answers it may use instead (general
 English, hand-made): "What does Ola do to destress?" is answered by "pottery is like
 therapy for me", "What do Ines's kids like?" by "they love dinosaurs". Recall searches them
-only with ``RecallConfig.related_weight`` > 0 (off by default: on LoCoMo tune its gain came from
-one conversation of four; heldout gained 1.0 with it, docs/benchmarks.md)."""
+with ``RecallConfig.related_weight`` > 0 (0.3 by default: it gains on LoCoMo tune and heldout,
+docs/benchmarks.md)."""
 
 from __future__ import annotations
 

@@ -117,3 +117,43 @@ def negated_before(text: str, position: int) -> bool:
     head = text[start:position]
     return bool(NEGATION_EN.search(head) or NEGATION_ZH.search(head)
                 or re.search(r"\b(?:anymore|any more|no longer)\b", text[start:end], re.IGNORECASE))
+
+
+# --- does the sentence assert it of the speaker? ------------------------------------
+_SENTENCE_END = re.compile(r"[.!?。！？\n]")
+_QUESTION_START = re.compile(
+    r"^\W*(?:(?:do|does|did|are|is|am|were)\s+\w|(?:can|could|would|should|will|shall|have|has|was|may|might)\s+"
+    r"(?:you|u|i|we|they|he|she|it|there|your|my|the|this|that)\b|(?:what|why|how|where|who|whom|which)\b)",
+    re.IGNORECASE)
+_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|in case|suppose|supposing|assuming|imagine)\b|如果|要是|假如|万一|假设",
+                          re.IGNORECASE)
+_PEOPLE_EN = (r"brother|sister|sibling|mom|mum|mother|dad|father|parents?|wife|husband|partner|boyfriend|girlfriend|"
+              r"fianc[eé]e?|friends?|son|daughter|kids?|child(?:ren)?|baby|boss|colleagues?|co-?workers?|roommates?|"
+              r"neighbou?rs?|cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents?)|family|team|manager|teacher|"
+              r"students?|dog|cat|pet")
+# the nearest subject before the claim's words: the speaker's own ("I", "我") or someone else's
+_SUBJECT = re.compile(
+    rf"\b(?P<first>i|i'm|i've|i'd|i'll|we|we're|we've)\b|(?P<other>\b(?:my|our|his|her|their)\s+(?:\w+\s+)?(?:{_PEOPLE_EN})\b"
+    r"|\b(?:he|she|they|he's|she's|they're|you|you're)\b)"
+    r"|(?P<other_zh>(?:我|我的|他|她|他们|她们|你)(?:哥哥|弟弟|姐姐|妹妹|妈妈|妈|母亲|爸爸|爸|父亲|老婆|老公|妻子|丈夫|朋友|儿子|女儿|"
+    r"孩子|老板|同事|室友|邻居|家人|男朋友|女朋友|爷爷|奶奶|外婆|外公)|(?<![我])[他她你](?:们)?)|(?P<first_zh>我(?:们)?)",
+    re.IGNORECASE)
+
+
+def not_asserted(text: str, position: int) -> str | None:
+    """Why the words at ``position`` of what someone wrote do not assert a claim about the
+    writer: ``"a question"``, ``"a condition"`` or ``"about someone else"``; ``None`` when
+    they do. The sentence holding them is judged, and the nearest subject before them."""
+    starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, position)]
+    start = starts[-1] if starts else 0
+    end_m = _SENTENCE_END.search(text, position)
+    sentence = text[start : end_m.end() if end_m else len(text)].strip()
+    if sentence.endswith(("?", "？", "吗", "吗。")) or _QUESTION_START.search(sentence):
+        return "a question"
+    head = text[start:position]
+    if _CONDITIONAL.search(head):
+        return "a condition"
+    subjects = list(_SUBJECT.finditer(text[clause_span(text, position)[0] : position]))
+    if subjects and (subjects[-1].group("other") or subjects[-1].group("other_zh")):
+        return "about someone else"
+    return None

@@ -89,6 +89,18 @@ class IngestResult(BaseModel):
 
 _INTERJECTIONS = frozenset("hey hi hello oh wow yeah yes no ok okay thanks thank sure well haha lol omg aw aww "
                            "great cool nice awesome congrats congratulations sorry please".split())
+# Words that open a sentence and name nothing ("Tell me…", "Maybe…", "Let's…").
+_OPENERS = frozenset("tell let lets maybe also anyway actually really just still yesterday today tomorrow tonight "
+                     "sounds looks seems glad good happy hope guess think wait remember check keep try thank "
+                     "definitely totally absolutely honestly luckily hopefully besides plus".split())
+_CONTRACTION = re.compile(r"['’](?:s|ll|m|re|ve|d|t)$|n['’]t$", re.IGNORECASE)
+
+
+def _names_nothing(word: str) -> bool:
+    """A sentence's first word that is no name: a function word, an interjection, an opener,
+    or one contracted with them ("I'll", "What's", "Don't")."""
+    key = name_key(_CONTRACTION.sub("", word))
+    return key in STOPWORDS or key in _INTERJECTIONS or key in _OPENERS
 
 
 def mentioned_names(text: str, exclude: set[str]) -> list[str]:
@@ -96,8 +108,8 @@ def mentioned_names(text: str, exclude: set[str]) -> list[str]:
     out: dict[str, str] = {}
     for m in _NAME.finditer(text):
         words = m.group(0).strip(" '’-").split()
-        while words and ((first := name_key(words[0])) in STOPWORDS or first in _INTERJECTIONS):
-            words.pop(0)  # "Wow Caroline" -> "Caroline", "The Beatles" -> "Beatles"
+        while words and _names_nothing(words[0]):
+            words.pop(0)  # "Wow Caroline" -> "Caroline", "The Beatles" -> "Beatles", "I'll" -> nothing
         name = " ".join(words)
         key = name_key(name)
         if len(name) > 1 and key not in STOPWORDS and key not in exclude:

@@ -9,12 +9,14 @@ refuses a second successor or predecessor.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from trulymem.errors import Conflict, InvalidInput, NotFound
 from trulymem.model import EdgeKind, Node, NodeType, TaskState
+from trulymem.recall import chain
+from trulymem.recall.chain import DESCRIPTION, TURN_KIND, TURN_PREFIX
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
 from trulymem.text.statements import USER_WORDS
@@ -38,6 +40,9 @@ class TaskSetStateInput(ToolInput):
 class TaskListInput(ToolInput):
     limit: int = Field(20, ge=1, le=500)
     state: str | None = Field(None, description="Only tasks currently in this state.")
+    kind: Literal["task", "turn"] | None = Field(
+        None, description="Only tasks ('task') or only the records of conversation turns ('turn'); "
+                          "default the whole chain, newest first.")
 
 
 class TaskInfo(BaseModel):
@@ -62,7 +67,6 @@ class TaskListResult(BaseModel):
     tasks: list[TaskInfo]
 
 
-DESCRIPTION = "description"  # node metadata key of a description kept out of the search indexes
 
 
 def description_of(task: Node) -> str | None:
@@ -80,6 +84,11 @@ def _find_task(ctx: ToolContext, task_id: str) -> Node:
 
 
 def _task_create(ctx: ToolContext, inp: TaskCreateInput) -> TaskInfo:
+    if name_key(inp.task_id).startswith(TURN_PREFIX):
+        # the protocol's record of one turn (step 4): done once written, listed apart from the
+        # tasks, so a paused topic is not pushed out of the open tasks by the turns after it
+        return create_task(ctx, inp.task_id, inp.description, inp.info_nodes, state=TaskState.COMPLETED,
+                           metadata={"kind": TURN_KIND})
     return create_task(ctx, inp.task_id, inp.description, inp.info_nodes)
 
 
@@ -158,27 +167,39 @@ def _task_set_state(ctx: ToolContext, inp: TaskSetStateInput) -> TaskStateResult
     return TaskStateResult(task_id=task.name, previous_state=previous, state=state.value, changed=True)
 
 
-def tasks_in_state(ctx: ToolContext, states: list[TaskState], limit: int) -> list[Node]:
-    """The newest ``limit`` tasks currently in one of ``states``, newest first — found through
-    the state nodes, so thousands of finished turn records are never scanned."""
-    state_ids = [n.id for n in ctx.store.nodes(NodeQuery(scope=ctx.scope, keys=[s.value for s in states],
-                                                         types=[NodeType.STATE]))]
-    if not state_ids:
-        return []
-    facts = ctx.store.facts(FactQuery(scope=ctx.scope.user_wide(), object_ids=state_ids, kinds=[EdgeKind.HAS_STATE]))
-    ids = list(dict.fromkeys(f.subject_id for f in facts))
-    return ctx.store.nodes(NodeQuery(scope=ctx.scope, ids=ids, types=[NodeType.TASK], limit=limit)) if ids else []
+_KIND_SCAN = 5000  # chain entries read at most to find ``limit`` of one kind
 
 
 def list_tasks(ctx: ToolContext, limit: int, state: TaskState | None = None, *,
-               states: list[TaskState] | None = None) -> list[TaskInfo]:
-    """The chain newest first, or only the tasks currently in ``state`` (or any of ``states``)."""
+               states: list[TaskState] | None = None, kind: str | None = None) -> list[TaskInfo]:
+    """The chain newest first, or only the tasks currently in ``state`` (or any of ``states``);
+    ``kind`` "task" or "turn": only tasks, or only turn records (a turn is a TaskNode too,
+    and thousands of them would push the tasks out of a newest-first page)."""
     wanted = states or ([state] if state else None)
     if wanted:
-        tasks = tasks_in_state(ctx, wanted, limit)
+        tasks = [t for t in chain.tasks_in_state(ctx.store, ctx.scope, wanted, None if kind else limit)
+                 if kind is None or chain.is_turn(t) == (kind == "turn")][:limit]
+    elif kind:
+        tasks = _of_kind(ctx, limit, kind == "turn")
     else:
         tasks = ctx.store.nodes(NodeQuery(scope=ctx.scope, types=[NodeType.TASK], limit=limit))
     return task_infos(ctx, tasks)
+
+
+def _of_kind(ctx: ToolContext, limit: int, turns: bool, page: int = 200) -> list[Node]:
+    """The newest ``limit`` chain entries that are (or are not) turn records, read a page at a time."""
+    out: list[Node] = []
+    seen: set[str] = set()
+    before = None
+    while len(out) < limit and len(seen) < _KIND_SCAN:
+        read = ctx.store.nodes(NodeQuery(scope=ctx.scope, types=[NodeType.TASK], limit=page, created_before=before))
+        fresh = [n for n in read if n.id not in seen]  # created_before is inclusive: ties come again
+        if not fresh:
+            break
+        seen.update(n.id for n in fresh)
+        out += [n for n in fresh if chain.is_turn(n) == turns]
+        before = read[-1].created_at
+    return out[:limit]
 
 
 def task_infos(ctx: ToolContext, tasks: list[Node]) -> list[TaskInfo]:
@@ -206,14 +227,15 @@ def task_infos(ctx: ToolContext, tasks: list[Node]) -> list[TaskInfo]:
 def _task_list(ctx: ToolContext, inp: TaskListInput) -> TaskListResult:
     require_user(ctx)
     state = TaskState.parse(inp.state) if inp.state else None
-    return TaskListResult(tasks=list_tasks(ctx, inp.limit, state))
+    return TaskListResult(tasks=list_tasks(ctx, inp.limit, state, kind=inp.kind))
 
 
 task_create = register(Tool(
     name="task_create",
     description=(
         "Record this turn or a new task in the working-memory chain: a TaskNode in state in_progress, "
-        "linked by NEXT_TASK from the previous task and by CONTAINS_INFO to related memory nodes."
+        "linked by NEXT_TASK from the previous task and by CONTAINS_INFO to related memory nodes. A task_id "
+        "starting with 'Turn_' records one conversation turn: it is stored completed and listed apart from tasks."
     ),
     input_model=TaskCreateInput,
     run=_task_create,
