@@ -34,7 +34,7 @@ from trulymem.dream import result_json
 from trulymem.dream.scope_plan import apply_reviewed
 from trulymem.embed import Embedder
 from trulymem.errors import InvalidInput, NotFound, TrulyMemError
-from trulymem.filters import scope_of
+from trulymem.filters import mentions_user, scope_of
 from trulymem.graph import TrulyMem
 from trulymem.keys import any_active, verify
 from trulymem.llm.base import LLM
@@ -141,7 +141,11 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         _bind(principal, REGISTRY[tool].decode(args), user_id)  # filters given as JSON text are checked too
         if user_id is not None and args.get("user_id") not in (None, user_id):
             raise InvalidInput("?user_id= and the body name different users", field="user_id")
-        return ToolContext(store=store, scope=scope_of_principal(principal, user_id or args.get("user_id")),
+        named = user_id or args.get("user_id")
+        if named is None and principal.keyless and _names_users(REGISTRY[tool].decode(args).get("filters")):
+            # filters that name users themselves (an OR of them, "*") read those users, as with an admin key
+            return ToolContext(store=store, scope=Scope.everyone(), now=utcnow(), embedder=embedder, llm=llm)
+        return ToolContext(store=store, scope=scope_of_principal(principal, named),
                            now=utcnow(), embedder=embedder, llm=llm)
 
     def run(request: Request, tool: str, args: dict[str, Any], user_id: str | None = None) -> Any:
@@ -293,7 +297,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
             raise NotFound(f"no tool {name!r}", field="name")
         return run(request, name, payload, user_id)
 
-    platform.mount(app, run, context)
+    platform.mount(app, run, context, lambda request: principal_of(request).admin)
     chat.mount(app, context, llm)  # POST /v1/chat
     web.mount(app, run, context)  # the web app at / and its /v1/graph routes
 
@@ -340,6 +344,11 @@ def _mentions_user(filters: Any, allowed: str) -> bool:
     if isinstance(filters, list):
         return any(_mentions_user(v, allowed) for v in filters)
     return False
+
+
+def _names_users(filters: Any) -> bool:
+    """Filters with a ``user_id`` condition that pins no one user (``OR``, ``in``, ``"*"``)."""
+    return isinstance(filters, dict) and mentions_user(filters) and "user_id" not in scope_of(filters)
 
 
 def _scope(principal: Principal, user_id: str | None, *, default_user: str) -> Scope:
