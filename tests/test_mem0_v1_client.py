@@ -21,7 +21,7 @@ SCRIPT = Path(__file__).with_name("mem0_v1_script.py")
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_mem0_v1_client_every_method(db_path: Path, tmp_path: Path, mode: str) -> None:
     v1 = mem0_v1()
-    served = Served(str(db_path))
+    served = Served(str(db_path), "--user", "alice")  # a keyless server's users() lists its own user
     try:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(v1), os.environ.get("PYTHONPATH", "")]),
                "MEM0_TELEMETRY": "False", "MEM0_DIR": str(tmp_path / "mem0")}

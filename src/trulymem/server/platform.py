@@ -42,7 +42,6 @@ from trulymem.filters import SCOPE_FIELDS, WILDCARD
 from trulymem.limits import LIMITS
 from trulymem.mem0 import ops
 from trulymem.memories import iter_memories
-from trulymem.model import Scope
 from trulymem.server.errors import HTTPError, parse_json
 from trulymem.tools import ToolContext
 
@@ -186,12 +185,6 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext, any_user: AnyUser) -
             context(request, None)
             raise
 
-    def reach(request: Request) -> ToolContext:
-        """The context of a request over every user it may reach: an admin key's and a
-        keyless server's are every user (a keyless server is this machine's own)."""
-        ctx = context(request, None)
-        return ctx.within(Scope.everyone()) if any_user(request) else ctx
-
     def owner(request: Request, memory_id: str, named: str | None = None) -> str | None:
         """The user to act as on one memory: a user's key its own; an admin key or a keyless
         server the memory's own (or ``named``, the user the call names: another's memory
@@ -292,7 +285,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext, any_user: AnyUser) -
 
     @router.get("/v1/entities/", summary="mem0 platform: the users, agents, apps and runs with memories")
     def entities(request: Request) -> Any:
-        ctx = reach(request)
+        ctx = context(request, None)
         query(request, set())
         counts: Counter[tuple[str, str]] = Counter()
         with ctx.store.transaction(write=False):
@@ -312,7 +305,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext, any_user: AnyUser) -
         if kind == "user":
             run(request, "delete_all_memories", {"user_id": name}, None)
             return {"message": "Entity deleted successfully."}
-        ctx = reach(request)  # an agent, app or run, in each user this request reaches
+        ctx = context(request, None)  # an agent, app or run, in each user this request reaches
         with ctx.store.transaction():
             users = sorted({m.user_id for m in iter_memories(ctx.store, ctx.scope, page_size=500)
                             if getattr(m, ENTITY_KEYS[kind]) == name})
