@@ -7,6 +7,7 @@ trulymem was installed."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import sys
@@ -19,7 +20,7 @@ import pytest
 
 from tests.helpers import Served
 from tests.test_http import key
-from trulymem import InvalidInput, Memory, NotFound
+from trulymem import AsyncMemory, InvalidInput, Memory, NotFound
 from trulymem.llm.scripted_server import ScriptedServer
 
 HAS_MEM0 = importlib.util.find_spec("mem0") is not None
@@ -138,10 +139,13 @@ def test_from_config_reads_mem0s_config(tmp_path: Path) -> None:
             out = m.add("I am vegan", user_id="alice")
             assert [r["memory"] for r in out["results"]] == ["Likes vegan food"]
             assert "Only food preferences." in llm.requests[0]["messages"][0]["content"]
-    # a positional dict, trulymem's own keys only: no warning
+    # a positional dict, trulymem's own keys only: no warning; AsyncMemory too
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         Memory.from_config({"db": str(tmp_path / "n.db"), "embedder": "hashing"}).close()
+        am = AsyncMemory.from_config(config_dict={"db": str(tmp_path / "n.db"), "embedder": "hashing"})
+        assert asyncio.run(am.history("nothing")) == []
+        am.close()
 
 
 @pytest.mark.parametrize(("config", "field"), [

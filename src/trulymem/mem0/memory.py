@@ -224,6 +224,13 @@ class AsyncMemory:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.sync = Memory(*args, **kwargs)
 
+    @classmethod
+    def from_config(cls, config_dict: dict[str, Any]) -> AsyncMemory:
+        """``Memory.from_config``, for asyncio code."""
+        out = cls.__new__(cls)
+        out.sync = Memory.from_config(config_dict)
+        return out
+
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(fn, *args, **kwargs)
 
