@@ -26,11 +26,11 @@ from trulymem.store.postgres.rows import (
     scope_sql,
     utc,
 )
+from trulymem.store.sql import record_batches
 from trulymem.text import relation_key
 
 _NAMES = {"subject", "object"}  # display names: derived from nodes, not exported
 _PAGE = 5000
-_BATCH = 1000
 _NODE_COPY = ("COPY nodes(user_id, id, agent_id, app_id, name, key, type, summary, metadata, created_at, updated_at, "
               "tsv) FROM STDIN")
 
@@ -92,12 +92,12 @@ class TransferMixin(NodeMixin, FactMixin):
 
     def import_rows(self, rows: Sequence[dict[str, Any]],
                     progress: Callable[[int], None] | None = None) -> dict[str, int]:
-        """As the SQLite store's, in batches: each run of one record type ``_BATCH`` rows at a time
+        """As the SQLite store's, in batches: each run of one record type ``IMPORT_BATCH`` rows at a time
         (a row per statement would make moving a large database a round trip per row)."""
         counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
         links: list[tuple[str, str, str]] = []  # superseded_by may point at a fact later in the file
         done = 0
-        for kind, batch in _batches(rows):
+        for kind, batch in record_batches(rows):
             if kind == "user":
                 self._import_users(batch, counts)
             elif kind == "node":
@@ -169,17 +169,3 @@ class TransferMixin(NodeMixin, FactMixin):
             new.append(dataclasses.replace(fact, superseded_by=None))
         self.insert_facts(new)
         counts["facts"] += len(new)
-
-
-def _batches(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[Any, list[dict[str, Any]]]]:
-    """Consecutive rows of one record type, at most ``_BATCH`` at a time, in file order."""
-    batch: list[dict[str, Any]] = []
-    kind: Any = None
-    for row in rows:
-        if batch and (row.get("record") != kind or len(batch) >= _BATCH):
-            yield kind, batch
-            batch = []
-        kind = row.get("record")
-        batch.append(row)
-    if batch:
-        yield kind, batch
