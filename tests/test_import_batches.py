@@ -28,10 +28,10 @@ def normal(lines: list[str]) -> list[str]:
     return sorted(json.dumps(json.loads(line), sort_keys=True) for line in lines)
 
 
-def test_an_import_over_several_batches_is_whole(tmp_path: Path) -> None:
+def test_an_import_over_several_batches_is_whole(db_path: Path) -> None:
     n = IMPORT_BATCH + IMPORT_BATCH // 2  # nodes and facts each span two batches
     lines = [json.dumps(r) for r in rows(n)]
-    with TrulyMem(tmp_path / "i.db", user_id=USER, embedder=None) as mem:
+    with TrulyMem(str(db_path), user_id=USER, embedder=None) as mem:
         counts = mem.import_jsonl(lines)
         assert (counts["nodes"], counts["facts"], counts["skipped"]) == (n + 201, n, 0)
         assert normal(snapshot(mem)) == normal(lines)  # every row as in the file: supersession links too
@@ -39,15 +39,10 @@ def test_an_import_over_several_batches_is_whole(tmp_path: Path) -> None:
         assert (again["nodes"], again["facts"], again["skipped"]) == (0, 0, len(lines))
 
 
-def test_repeats_and_twins_inside_the_file(tmp_path: Path) -> None:
+def test_repeats_and_twins_inside_the_file(db_path: Path) -> None:
     good = rows(5)
     user, nodes, facts = good[0], [r for r in good if r["record"] == "node"], [r for r in good if r["record"] == "fact"]
-    with TrulyMem(tmp_path / "t.db", user_id=USER, embedder=None) as mem:
-        before = snapshot(mem)
-        # the same node twice, identical: stored once
-        counts = mem.import_jsonl([json.dumps(r) for r in [user, *nodes, nodes[-1], *facts]])
-        assert counts["nodes"] == len(nodes) and counts["skipped"] == 1
-    with TrulyMem(tmp_path / "u.db", user_id=USER, embedder=None) as mem:
+    with TrulyMem(str(db_path), user_id=USER, embedder=None) as mem:
         before = snapshot(mem)
         changed = {**nodes[-1], "summary": "another text"}
         with pytest.raises(Conflict, match="different content"):
@@ -58,3 +53,6 @@ def test_repeats_and_twins_inside_the_file(tmp_path: Path) -> None:
         with pytest.raises(Conflict, match="different content"):
             mem.import_jsonl([json.dumps(r) for r in [user, *nodes, *facts, {**facts[0], "confidence": 0.5}]])
         assert snapshot(mem) == before
+        # the same node twice, identical: stored once
+        counts = mem.import_jsonl([json.dumps(r) for r in [user, *nodes, nodes[-1], *facts]])
+        assert counts["nodes"] == len(nodes) and counts["skipped"] == 1

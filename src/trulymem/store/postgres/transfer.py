@@ -131,13 +131,20 @@ class TransferMixin(NodeMixin, FactMixin):
         self._lock_users([n.user_id for n in nodes])
         existing = {n.id: n for n in self.nodes(NodeQuery(scope=Scope.everyone(), ids=[n.id for n in nodes]))}
         new: list[Node] = []
+        names: dict[tuple[str, str, str, str], str] = {}
         for node in nodes:
-            if node.id in existing:
+            if node.id in existing:  # stored, or earlier in this batch
                 if to_json(existing[node.id]) != to_json(node):
                     raise Conflict(f"node {node.id} already exists with different content", field="id")
                 counts["skipped"] += 1
-            else:
-                new.append(node)
+                continue
+            where = (node.user_id, node.agent_id or "", node.app_id or "", node.key)
+            if where in names:
+                raise Conflict(f"user {node.user_id!r} already has a node {node.name!r} ({names[where]}); a node of "
+                               "the file would duplicate it — import into a database without this user", field="import")
+            names[where] = node.id
+            existing[node.id] = node
+            new.append(node)
         twins = self._q(
             "SELECT n.id, n.user_id, n.name FROM nodes n JOIN unnest(%s::text[], %s::text[], %s::text[], %s::text[]) "
             "AS w(u, a, p, k) ON n.user_id = w.u AND n.agent_id = w.a AND n.app_id = w.p AND n.key = w.k",
@@ -159,11 +166,12 @@ class TransferMixin(NodeMixin, FactMixin):
                                                         validity="all"))}
         new: list[Fact] = []
         for fact in facts:
-            if fact.id in stored:
+            if fact.id in stored:  # stored, or earlier in this batch
                 if to_json(stored[fact.id], exclude=_NAMES) != to_json(fact, exclude=_NAMES):
                     raise Conflict(f"fact {fact.id} already exists with different content", field="id")
                 counts["skipped"] += 1
                 continue
+            stored[fact.id] = fact
             if fact.superseded_by:
                 links.append((fact.superseded_by, fact.user_id, fact.id))
             new.append(dataclasses.replace(fact, superseded_by=None))
