@@ -138,11 +138,12 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     def tool_context(request: Request, tool: str, args: dict[str, Any], user_id: str | None) -> ToolContext:
         budget.check()  # a request that waited out its budget for a worker thread does nothing
         principal = principal_of(request)
-        _bind(principal, REGISTRY[tool].decode(args), user_id)  # filters given as JSON text are checked too
+        decoded = REGISTRY[tool].decode(args)
+        _bind(principal, decoded, user_id)  # filters given as JSON text are checked too
         if user_id is not None and args.get("user_id") not in (None, user_id):
             raise InvalidInput("?user_id= and the body name different users", field="user_id")
         named = user_id or args.get("user_id")
-        if named is None and principal.keyless and _names_users(REGISTRY[tool].decode(args).get("filters")):
+        if named is None and principal.keyless and isinstance(decoded, dict) and _names_users(decoded.get("filters")):
             # filters that name users themselves (an OR of them, "*") read those users, as with an admin key
             return ToolContext(store=store, scope=Scope.everyone(), now=utcnow(), embedder=embedder, llm=llm)
         return ToolContext(store=store, scope=scope_of_principal(principal, named),
@@ -353,5 +354,6 @@ def _names_users(filters: Any) -> bool:
 
 def _scope(principal: Principal, user_id: str | None, *, default_user: str) -> Scope:
     """Whose memory a request reaches: a user's key its user; an admin key the named user or, reading,
-    every user; a keyless server the named user or its default user — never every user."""
+    every user; a keyless server the named user or its default user — every user only for a read whose
+    filters name users themselves (``tool_context``)."""
     return scope_for(Scope.everyone(), principal.user_id or user_id or (default_user if principal.keyless else None))
