@@ -66,7 +66,7 @@ def script(c: Any, me: str) -> int:
     page = c.get_all(filters={"user_id": me}, page=1, page_size=1)
     assert page["count"] == 2 and len(page["results"]) == 1 and page["next"]
     assert len(c.get_all(user_id=me, top_k=1)["results"]) == 1
-    found = c.search("where do I live", user_id=me, top_k=1)
+    found = c.search("where do I live", user_id=me, top_k=1, rerank=True, keyword_search=True, filter_memories=True)
     assert [r["id"] for r in found["results"]] == [lisbon["id"]], found
     found = c.search("where do I live", version="v2", filters={"AND": [{"user_id": me}, {"metadata": {"food": "vegan"}}]})
     assert [r["id"] for r in found["results"]] == [lisbon["id"]], found

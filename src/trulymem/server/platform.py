@@ -54,7 +54,7 @@ MAX_BATCH = 1000  # the platform's own limit per batch call
 # accepted and ignored: they tune the platform's extraction or ranking, not what is stored or found
 IGNORED = {"rerank", "keyword_search", "fields", "latest_only", "show_expired", "async_mode", "output_format",
            "version", "enable_graph", "includes", "excludes", "custom_instructions", "agent_custom_instructions",
-           "custom_categories", "immutable", "org_id", "project_id"}
+           "custom_categories", "immutable", "org_id", "project_id", "filter_memories"}
 UNSUPPORTED = {"expiration_date", "timestamp", "categories", "structured_data_schema", "reference_date",
                "start_date", "end_date", "metadata_filters"}
 ENTITY_IDS = (*SCOPE_FIELDS, "run_id")
