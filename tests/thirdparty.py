@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -22,7 +23,7 @@ MEM0_V1 = "mem0ai==1.0.11"  # the last 1.x release
 INSPECTOR = "@modelcontextprotocol/inspector@0.15.0"
 
 
-def _unavailable(reason: str) -> None:
+def _unavailable(reason: str) -> NoReturn:
     if os.environ.get("TRULYMEM_REQUIRE_CLIENTS") == "1":
         pytest.fail(reason)
     pytest.skip(reason)
