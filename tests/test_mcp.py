@@ -65,7 +65,7 @@ async def exercise(session: ClientSession) -> None:
             "persona_set", "persona_get", "memory_stats", "memory_dream", "add_memory", "search_memories",
             "get_memories", "get_memory", "update_memory", "delete_memory", "delete_all_memories"} <= set(tools)
     assert "context_rewrite" not in tools
-    assert tools["add_memory"].inputSchema["properties"]["infer"]["type"] == "boolean"
+    assert tools["add_memory"].inputSchema["properties"]["infer"]["type"] == ["boolean", "null"]  # null: its default
     call = caller(session)
     await call("memory_commit", triplets=[{"subject": "user", "relation": "likes", "object": "jazz"}])
     assert "jazz" in (await call("memory_recall", query_intent="jazz"))["text"]

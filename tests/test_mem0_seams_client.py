@@ -123,12 +123,13 @@ def test_entity_and_batch_deletes(client: Any) -> None:
         assert alive(c) == EVERYTHING - gone
     ids = seed(c)
     for bad, field in (([{"memory_id": ids["I drink tea"]}, {"memory_id": "nope"}], "memories.1"),
-                       # a keyless server's batch names no user: bob's memory is not its default user's
-                       ([{"memory_id": ids["I drink tea"]}, {"memory_id": ids["Bob drinks tea"]}], "memories.1"),
                        ([{"memory_id": ids["I drink tea"], "filters": {"user_id": "alice"}}], "memories.0.filters")):
         with pytest.raises(error_class(), match=field.replace(".", r"\.")):
             c.batch_delete(bad)
     assert alive(c) == EVERYTHING  # all or none
+    # a keyless server acts on a memory by id as its own user, whichever user that is
+    c.batch_delete([{"memory_id": ids["I drink tea"]}, {"memory_id": ids["Bob drinks tea"]}])
+    assert alive(c) == EVERYTHING - {("alice", "I drink tea"), ("bob", "Bob drinks tea")}
 
 
 def test_deletes_with_a_users_key(db_path: Path, mem0_client: Any) -> None:

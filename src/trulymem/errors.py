@@ -2,7 +2,7 @@
 
     TrulyMemError
      ├── InvalidInput (ValueError)   bad input; ``field`` names what is wrong
-     ├── NotFound (KeyError)         a user, task, fact or node that does not exist
+     ├── NotFound (KeyError, ValueError)  a user, task, fact or node that does not exist
      ├── Conflict                    the request contradicts stored state (e.g. task exists)
      ├── ConfigError                 settings or config file cannot be used
      ├── LLMError                    the language model endpoint failed or refused
@@ -38,7 +38,10 @@ class InvalidInput(TrulyMemError, ValueError):
     code = "invalid_input"
 
 
-class NotFound(TrulyMemError, KeyError):
+class NotFound(TrulyMemError, KeyError, ValueError):
+    """Also a ``ValueError``: mem0's own code (and code written against it) catches
+    ``ValueError`` for an unknown memory id."""
+
     code = "not_found"
 
     # KeyError.__str__ would repr() the message; keep the plain text.

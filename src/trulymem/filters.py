@@ -7,7 +7,13 @@ Fields are a memory item's (``user_id``, ``agent_id``, ``app_id``, ``run_id``,
 ``{"metadata": {"key": value}}`` or a bare ``key`` that is not an item field);
 ``metadata.type`` / ``pinned`` / ``confidence`` / ``speculation`` read the memory's own
 fields, as mem0-shaped answers show them. ``keywords`` (mem0's platform) is the memory's
-text. ``{"field": "*"}`` (mem0's wildcard) matches a memory where the field is set.
+text, a plain value matched as a case-insensitive substring, as the platform does.
+``memory_ids`` (the platform's) takes a list of public ids. ``{"field": "*"}`` (mem0's
+wildcard) matches a memory where the field is set, as the platform documents; with
+``Env(wildcard_any=True)``, on a metadata key it matches every memory, as mem0's
+open-source ``Memory`` does over its default vector store (an entity id's wildcard still
+means "set": a delete by ``{"agent_id": "*"}`` never reaches the user's other
+memories). ``categories`` is refused: trulymem does not categorise memories.
 ``id`` and ``score`` are refused: a memory's public id is its first version's, and a
 listing has no score. Bad filters are one ``InvalidInput`` naming the offending path;
 filters over the caps of ``trulymem.limits`` (conditions, nesting, characters) are
@@ -36,11 +42,27 @@ SCOPE_FIELDS = ("user_id", "agent_id", "app_id")
 _ITEM_FIELDS = set(MemoryItem.model_fields)
 _TIME_FIELDS = {"created_at", "updated_at"}
 _ALIASES = {"keywords": "memory"}  # mem0 platform's name for a memory's text
-_REFUSED = {"id": "a memory's id is its first version's: get, update or delete it by id, or batch_delete ids",
-            "score": "a listing has no score: use search's threshold"}
+_REFUSED = {"id": "a memory's id is its first version's: filter on memory_ids, or get, update or delete it by id",
+            "score": "a listing has no score: use search's threshold",
+            "categories": "trulymem does not categorise memories: filter on a metadata key you set when adding"}
+MEMORY_IDS = "memory_ids"
 WILDCARD = "*"  # mem0's {"field": "*"}: the field is set
 MAX_DEPTH = LIMITS.filter_depth
 Predicate = Callable[[MemoryItem], bool]
+
+
+@dataclass(frozen=True)
+class Env:
+    """What a filter's evaluation depends on beyond the filter: ``resolve`` maps public
+    memory ids to the stored ids of those memories' current versions (``trulymem.mem0.ops``);
+    ``wildcard_any`` makes ``"*"`` on a metadata key match every memory instead of those
+    where the key is set."""
+
+    resolve: Callable[[list[str]], set[str]] | None = None
+    wildcard_any: bool = False
+
+
+PLATFORM = Env()
 
 
 _UNSET: Any = object()
@@ -237,7 +259,8 @@ def _single_leaf(spec: Any) -> tuple[str, str, Any] | None:
     if not isinstance(spec, dict) or len(spec) != 1:
         return None
     ((field, value),) = spec.items()
-    if field.upper() in ("AND", "OR", "NOT") or value == WILDCARD or field in _REFUSED:
+    if field.upper() in ("AND", "OR", "NOT") or value == WILDCARD or field in _REFUSED or field == MEMORY_IDS \
+            or (field == "keywords" and not isinstance(value, dict)):
         return None
     if not isinstance(value, dict):
         return field, "eq", value
@@ -251,13 +274,13 @@ def _single_leaf(spec: Any) -> tuple[str, str, Any] | None:
     return None
 
 
-def _any_of(subs: list[Any], path: str) -> Test:
+def _any_of(subs: list[Any], path: str, env: Env) -> Test:
     pools: dict[tuple[str, str], list[Any]] = {}
     tests: list[Test] = []
     for i, sub in enumerate(subs):
         leaf = _single_leaf(sub)
         if leaf is None:
-            tests.append(_compile(sub, f"{path}.{i}"))
+            tests.append(_compile(sub, f"{path}.{i}", env))
             continue
         field, op, want = leaf
         where = f"{path}.{i}.{field}"
@@ -288,7 +311,7 @@ def _pooled(field: str, op: str, wants: list[Any]) -> Test:
     return lambda row: member(row.get(field))
 
 
-def _compile(spec: Any, path: str) -> Test:
+def _compile(spec: Any, path: str, env: Env = PLATFORM) -> Test:
     if not isinstance(spec, dict):
         raise InvalidInput("must be an object", field=path)
     parts: list[Test] = []
@@ -299,47 +322,64 @@ def _compile(spec: Any, path: str) -> Test:
             if not isinstance(value, list) or not value:
                 raise InvalidInput(f"'{key}' takes a non-empty list of filters", field=here)
             if upper == "OR":
-                parts.append(_any_of(value, here))
+                parts.append(_any_of(value, here, env))
             else:
-                subs = [_compile(v, f"{here}.{i}") for i, v in enumerate(value)]
+                subs = [_compile(v, f"{here}.{i}", env) for i, v in enumerate(value)]
                 parts.append((lambda s: lambda row: all(p(row) for p in s))(subs))
         elif upper == "NOT":
             if isinstance(value, list) and value:
-                sub = _any_of(value, here)
+                sub = _any_of(value, here, env)
             elif isinstance(value, dict):
-                sub = _compile(value, here)
+                sub = _compile(value, here, env)
             else:
                 raise InvalidInput("'NOT' takes a filter or a list of filters", field=here)
             parts.append((lambda p: lambda row: not p(row))(sub))
         elif _is_metadata_object(key, value):
             parts += [t for k, v in value.items() for t in _field(f"metadata.{k}", v, f"{here}.{k}")]
         else:
-            parts += _field(key, value, here)
+            parts += _field(key, value, here, env)
     if len(parts) == 1:
         return parts[0]
     return lambda row: all(p(row) for p in parts)
 
 
-def _field(field: str, value: Any, here: str) -> list[Test]:
+def _field(field: str, value: Any, here: str, env: Env = PLATFORM) -> list[Test]:
     """The tests of one field's entry: an operator object, the wildcard or a value."""
     if field in _REFUSED:
         raise InvalidInput(f"cannot be filtered on: {_REFUSED[field]}", field=here)
+    if field == MEMORY_IDS:
+        return [_memory_ids(value, here, env)]
+    if field == "keywords" and not isinstance(value, dict):
+        return [_leaf(field, "icontains", value, here)]
     if isinstance(value, dict):
         if not value:
             raise InvalidInput("an operator object must not be empty", field=here)
         return [_leaf(field, op, want, f"{here}.{op}") for op, want in value.items()]
     if value == WILDCARD:
+        if env.wildcard_any and field not in (*SCOPE_FIELDS, "run_id"):
+            return [lambda row: True]
         return [lambda row: row.get(field) is not None]
     return [_leaf(field, "eq", value, here)]
 
 
-def compile_filter(spec: Any, limits: Limits = LIMITS) -> Predicate:
+def _memory_ids(value: Any, here: str, env: Env) -> Test:
+    if isinstance(value, dict) and set(value) == {"in"}:
+        value = value["in"]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise InvalidInput("takes a non-empty list of memory ids", field=here)
+    if env.resolve is None:
+        raise InvalidInput("is not available here: only mem0's memory calls know memory ids", field=here)
+    pool = env.resolve(value)
+    return lambda row: row.item.id in pool
+
+
+def compile_filter(spec: Any, limits: Limits = LIMITS, env: Env = PLATFORM) -> Predicate:
     """A predicate over memory items; raises ``InvalidInput`` for malformed filters and
-    for filters over ``limits``."""
+    for filters over ``limits``. ``env``: see ``Env``."""
     if spec is None:
         return lambda _: True
     check_filter(spec, limits)
-    test = _compile(spec, "filters")
+    test = _compile(spec, "filters", env)
     return lambda item: test(_Row(item))
 
 
@@ -359,3 +399,34 @@ def scope_of(spec: Any, _depth: int = 0) -> dict[str, str]:
                 for k, v in scope_of(sub, _depth + 1).items():
                     out.setdefault(k, v)
     return out
+
+
+def users_of(spec: Any) -> list[str] | None:
+    """The users a filter confines its matches to when it names several: a top-level (or
+    top-level ``AND``'s) ``OR`` whose every branch names one ``user_id``, or ``user_id``
+    ``in`` a list. ``None`` when it does not confine them so."""
+    if not isinstance(spec, dict):
+        return None
+    for key, value in spec.items():
+        if key == "user_id" and isinstance(value, dict) and set(value) == {"in"} and isinstance(value["in"], list) \
+                and value["in"] and all(isinstance(u, str) and u != WILDCARD for u in value["in"]):
+            return list(dict.fromkeys(value["in"]))
+        if isinstance(key, str) and key.upper() == "OR" and isinstance(value, list) and value:
+            named = [scope_of(sub).get("user_id") for sub in value]
+            if all(named):
+                return list(dict.fromkeys(u for u in named if u))
+        if isinstance(key, str) and key.upper() == "AND" and isinstance(value, list):
+            for sub in value:
+                found = users_of(sub)
+                if found:
+                    return found
+    return None
+
+
+def mentions_user(spec: Any) -> bool:
+    """Any ``user_id`` condition anywhere in a filter."""
+    if isinstance(spec, dict):
+        return any(k == "user_id" or mentions_user(v) for k, v in spec.items())
+    if isinstance(spec, list):
+        return any(mentions_user(v) for v in spec)
+    return False

@@ -53,7 +53,10 @@ def create_key(store: Store, *, user_id: str | None = None, admin: bool = False,
     key_id, secret = secrets.token_hex(4), secrets.token_urlsafe(32)
     key = ApiKey(id=key_id, role="admin" if admin else "user", user_id=user_id, label=label, hash=_hash(secret),
                  created_at=(now or utcnow()).isoformat())
-    store.put_setting(PREFIX + key_id, json.dumps(asdict(key)))
+    with store.transaction():
+        if user_id is not None:  # the key's user exists from its first call: a read is empty, not "unknown user"
+            store.ensure_user(user_id, now or utcnow())
+        store.put_setting(PREFIX + key_id, json.dumps(asdict(key)))
     return key, f"tm_{key_id}_{secret}"
 
 

@@ -13,6 +13,7 @@ import click
 from trulymem.cli.base import Ctx, common, err, fail, main, out
 from trulymem.config import ServerSettings
 from trulymem.errors import ConfigError
+from trulymem.extras import needs
 from trulymem.keys import any_active, create_key, list_keys, revoke_key
 from trulymem.server.gcpolicy import DEFAULT_POLICY, ENV, apply_policy, parse_policy
 from trulymem.store import Store, open_store, shown
@@ -73,7 +74,7 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
         from trulymem.server.connections import connection_limit, run
         from trulymem.server.http import LOCAL_HOSTS, create_app
     except ImportError as exc:
-        raise ConfigError(f"the server needs its extra: pip install 'trulymem[server]' ({exc.name} missing)") from exc
+        raise ConfigError(needs("the server", "server", exc.name)) from exc
     policy = parse_policy(gc_policy)  # refused before anything starts
     overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     limits = replace(ctx.settings.server, **overrides)
@@ -127,11 +128,13 @@ def mcp_command(ctx: Ctx) -> None:
 
         from trulymem.server.mcp import serve_stdio
     except ImportError as exc:
-        raise ConfigError(f"MCP needs its extra: pip install 'trulymem[mcp]' ({exc.name} missing)") from exc
+        raise ConfigError(needs("MCP", "mcp", exc.name)) from exc
     from trulymem.model import utcnow
     from trulymem.tools import ToolContext
 
     with ctx.mem() as mem:
+        if not mem.user_exists():  # the user this server serves exists from the first call (a fresh database)
+            mem.ensure_user()
         llm = _llm(ctx)
 
         def make_ctx(_: Any) -> ToolContext:

@@ -11,13 +11,14 @@ import numpy as np
 from trulymem.embed.base import Embedder, Kind, Matrix
 from trulymem.embed.names import E5, USE
 from trulymem.errors import ConfigError
+from trulymem.extras import needs
 
 
 def _need(module: str, extra: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ConfigError(f"this embedder needs {module!r}: pip install 'trulymem[{extra}]'") from exc
+        raise ConfigError(needs(f"this embedder ({module!r})", extra)) from exc
 
 
 class USEEmbedder(Embedder):

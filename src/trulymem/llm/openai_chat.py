@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from trulymem.errors import ConfigError, LLMError
+from trulymem.extras import needs
 from trulymem.llm.base import LLM, LLMResponse, Message, OnText, ToolCall, Usage
 from trulymem.llm.scripted import estimate_tokens
 from trulymem.text.tokenize import count_tokens
@@ -23,7 +24,7 @@ class OpenAIChat(LLM):
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - depends on the install
-            raise ConfigError("the chat client needs the openai package: pip install 'trulymem[openai]'") from exc
+            raise ConfigError(needs("the chat client", "openai", "openai")) from exc
         if not model.strip():
             raise ConfigError("no chat model named (set --model, TRULYMEM_LLM_MODEL or llm_model)")
         if not api_key and base_url is None:

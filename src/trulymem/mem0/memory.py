@@ -5,7 +5,9 @@
     m.add("I live in Lisbon", user_id="alice")
     m.search("where do I live", user_id="alice")   # {"results": [{"id", "memory", "score", ...}]}
 
-Both the older top-level ``user_id=`` form and the newer ``filters=`` form work.
+Both the older top-level ``user_id=`` form and the newer ``filters=`` form work, and
+``Memory.from_config(config_dict=...)`` reads mem0's configuration (``trulymem.mem0.config``).
+A filter's ``"*"`` matches every memory, as over mem0's default vector store.
 Memories live in the same graph as triplets: recall and the dream see both.
 """
 
@@ -18,10 +20,11 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from trulymem.config import Settings
-from trulymem.embed import get_embedder
+from trulymem.embed import Embedder, get_embedder
 from trulymem.errors import InvalidInput, NotFound
 from trulymem.llm import LLM, get_llm
 from trulymem.mem0 import ops as mem0_ops
+from trulymem.mem0.config import read_config
 from trulymem.model import Scope, utcnow
 from trulymem.store import open_store
 from trulymem.store.base import Store
@@ -33,25 +36,35 @@ PROMOTED = ("user_id", "agent_id", "run_id", "actor_id", "role")  # shown by mem
 
 
 class Memory:
-    def __init__(self, db: str | Store | None = None, *, user_id: str | None = None, embedder: str | None = None,
-                 llm: LLM | None = None, clock: Callable[[], datetime] = utcnow) -> None:
-        settings = Settings.load(db=db if isinstance(db, str) else None, user=user_id, embedder=embedder)
+    def __init__(self, db: str | Store | None = None, *, user_id: str | None = None,
+                 embedder: str | Embedder | None = None, llm: LLM | None = None,
+                 clock: Callable[[], datetime] = utcnow, prompt: str | None = None) -> None:
+        settings = Settings.load(db=db if isinstance(db, str) else None, user=user_id,
+                                 embedder=embedder if isinstance(embedder, str) else None)
         self.store = db if isinstance(db, Store) else open_store(settings.db)
         name = settings.embedder
-        self.embedder = None if name == "none" else get_embedder(name)
+        self.embedder = embedder if isinstance(embedder, Embedder) else None if name == "none" else get_embedder(name)
         self.llm = llm if llm is not None else (get_llm(settings.llm) if settings.llm.model else None)
         self.default_user = user_id
         self.clock = clock
+        self.prompt = prompt  # mem0's custom_fact_extraction_prompt: add's default instructions
         self._warned = False
 
     @classmethod
-    def from_config(cls, config: dict[str, Any]) -> Memory:
-        """``{"db": path, "user_id": ..., "embedder": name}`` (other mem0 settings are not needed here)."""
-        allowed = {"db", "user_id", "embedder"}
-        unknown = sorted(set(config) - allowed)
-        if unknown:
-            raise InvalidInput(f"unknown settings {unknown}; known: {sorted(allowed)}", field="config")
-        return cls(config.get("db"), user_id=config.get("user_id"), embedder=config.get("embedder"))
+    def from_config(cls, config_dict: dict[str, Any]) -> Memory:
+        """mem0's ``Memory.from_config(config_dict=...)``: mem0's keys (``llm``, ``embedder``,
+        ``vector_store`` …, see ``trulymem.mem0.config``) and trulymem's (``db``, ``user_id``,
+        ``embedder`` as a name). Settings trulymem has no use for are ignored with a warning;
+        ones it cannot honour are an ``InvalidInput`` naming them."""
+        read = read_config(config_dict)
+        embedder: str | Embedder | None = read.embedder
+        if read.embedder and read.embedder.startswith("openai:") and (read.embed_api_key or read.embed_base_url):
+            from trulymem.embed.adapters import OpenAIEmbedder
+
+            embedder = OpenAIEmbedder(read.embedder.removeprefix("openai:"), base_url=read.embed_base_url,
+                                      api_key=read.embed_api_key)
+        return cls(read.db, user_id=read.user_id, embedder=embedder,
+                   llm=get_llm(read.llm) if read.llm is not None else None, prompt=read.prompt)
 
     def close(self) -> None:
         self.store.close()
@@ -85,7 +98,8 @@ class Memory:
         if ctx.scope.user_id is None:
             raise InvalidInput("add needs a user_id", field="user_id")
         with validation_as_invalid():
-            out = mem0_ops.add(ctx, messages, metadata=metadata, infer=infer, llm=self.llm, prompt=prompt)
+            out = mem0_ops.add(ctx, messages, metadata=metadata, infer=infer, llm=self.llm,
+                               prompt=prompt if prompt is not None else self.prompt)
         note = out.pop("note", None)
         if note and not self._warned:
             warnings.warn(note, stacklevel=2)
@@ -105,7 +119,7 @@ class Memory:
         with validation_as_invalid():
             ctx = self._filtered(filters, user_id, agent_id, app_id)
             out = mem0_ops.search(ctx, ctx.scope, query, filters=_with_run(filters, run_id),
-                                  top_k=limit if limit is not None else top_k, threshold=threshold)
+                                  top_k=limit if limit is not None else top_k, threshold=threshold, wildcard_any=True)
         return {"results": [mem0_item(r, score=True) for r in out["results"]]}
 
     def get(self, memory_id: str) -> dict[str, Any] | None:
@@ -127,7 +141,7 @@ class Memory:
         with validation_as_invalid():
             ctx = self._filtered(filters, user_id, agent_id, app_id)
             out = mem0_ops.get_all(ctx, ctx.scope, filters=_with_run(filters, run_id), page=1 if page is None else page,
-                                   page_size=size)
+                                   page_size=size, wildcard_any=True)
         results = [mem0_item(r, score=False) for r in out["results"]]
         return {**out, "results": results} if page is not None or page_size is not None else {"results": results}
 
@@ -154,12 +168,16 @@ class Memory:
         """mem0's ``delete_all`` (the count is in the tools' and HTTP API's answer, not mem0's)."""
         with validation_as_invalid():
             ctx = self._filtered(filters, user_id, agent_id, app_id)
-            mem0_ops.delete_all(ctx, ctx.scope, _with_run(filters, run_id))
+            mem0_ops.delete_all(ctx, ctx.scope, _with_run(filters, run_id), wildcard_any=True)
         return {"message": "Memories deleted successfully!"}
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
-        with validation_as_invalid():
-            return mem0_ops.history(self._ctx(), memory_id, Scope.everyone())
+        """mem0's ``history``: an id no memory ever had has no history, ``[]`` (as in mem0)."""
+        try:
+            with validation_as_invalid():
+                return mem0_ops.history(self._ctx(), memory_id, Scope.everyone())
+        except NotFound:
+            return []
 
     def reset(self) -> dict[str, Any]:
         """Forget every memory of every user in this database (kept in history, like all deletes)."""
@@ -205,6 +223,13 @@ class AsyncMemory:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.sync = Memory(*args, **kwargs)
+
+    @classmethod
+    def from_config(cls, config_dict: dict[str, Any]) -> AsyncMemory:
+        """``Memory.from_config``, for asyncio code."""
+        out = cls.__new__(cls)
+        out.sync = Memory.from_config(config_dict)
+        return out
 
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(fn, *args, **kwargs)

@@ -28,7 +28,7 @@ from typing import Any
 
 from trulymem import budget
 from trulymem.errors import InvalidInput, NotFound
-from trulymem.filters import check_filter, compile_filter, scope_of
+from trulymem.filters import Env, check_filter, compile_filter, scope_of, users_of
 from trulymem.llm.base import LLM, json_reply
 from trulymem.mem0.ids import Retirement, chain, first_versions, newest, public_id, retirement, stored_ids
 from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories, shown_metadata
@@ -253,8 +253,11 @@ def _retired(gone: Retirement) -> str:
 def owner(ctx: ToolContext, memory_id: str) -> Scope:
     """The scope of the user a memory belongs to: for the local, whole-database API
     (``trulymem.Memory``), whose ``update``/``delete`` name only the memory."""
-    with ctx.store.transaction(write=False):
-        return Scope(user_id=_fact(ctx, memory_id, Scope.everyone()).user_id)
+    with ctx.store.transaction(write=False):  # any version: a deleted or retired memory's user still owns its history
+        facts = ctx.store.facts(FactQuery(scope=Scope.everyone(), ids=stored_ids(memory_id), validity="all"))
+        if not facts or not is_memory(facts[0]):
+            raise NotFound(f"no memory {memory_id!r}", field="memory_id")
+        return Scope(user_id=facts[0].user_id)
 
 
 def get(ctx: ToolContext, memory_id: str, scope: Scope) -> dict[str, Any]:
@@ -262,8 +265,23 @@ def get(ctx: ToolContext, memory_id: str, scope: Scope) -> dict[str, Any]:
         return item_dicts(ctx, [as_item(_fact(ctx, memory_id, scope))])[0]
 
 
-def _matching(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None) -> Iterator[MemoryItem]:
-    test = compile_filter(filters, ctx.limits)
+def _env(ctx: ToolContext, wildcard_any: bool) -> Env:
+    """The filter environment of a call: ``memory_ids`` resolved to the current versions
+    of those memories (an unknown, deleted or retired id selects nothing, as a filter does)."""
+    def resolve(ids: list[str]) -> set[str]:
+        out: set[str] = set()
+        for memory_id in ids:
+            try:
+                out.add(_fact(ctx, memory_id, Scope.everyone()).id)
+            except NotFound:
+                continue
+        return out
+    return Env(resolve=resolve, wildcard_any=wildcard_any)
+
+
+def _matching(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None, *,
+              wildcard_any: bool = False) -> Iterator[MemoryItem]:
+    test = compile_filter(filters, ctx.limits, _env(ctx, wildcard_any))
     scope = _read_scope(base, filters)
     return (m for m in iter_memories(ctx.store, scope, page_size=500) if _in_time("filtering memories") and test(m))
 
@@ -276,12 +294,12 @@ def _in_time(what: str) -> bool:
 
 
 def get_all(ctx: ToolContext, base: Scope, *, filters: dict[str, Any] | None = None, page: int = 1,
-            page_size: int = 100) -> dict[str, Any]:
+            page_size: int = 100, wildcard_any: bool = False) -> dict[str, Any]:
     _number(page, "page", 1, 1 << 31)
     _number(page_size, "page_size", 1, MAX_PAGE)
     check_filter(filters, ctx.limits)
     with ctx.store.transaction(write=False):
-        items = list(_matching(ctx, base, filters))
+        items = list(_matching(ctx, base, filters, wildcard_any=wildcard_any))
         start = (page - 1) * page_size
         results = item_dicts(ctx, items[start:start + page_size])
     return {"results": results, "total": len(items), "page": page,
@@ -290,7 +308,11 @@ def get_all(ctx: ToolContext, base: Scope, *, filters: dict[str, Any] | None = N
 
 
 def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any] | None = None, top_k: int = 10,
-           threshold: float | None = None) -> dict[str, Any]:
+           threshold: float | None = None, wildcard_any: bool = False) -> dict[str, Any]:
+    """The ``top_k`` memories recall ranks highest for ``query`` among those the filters
+    select. Recall runs within one user: a call reaching every user searches each user its
+    filter names (``{"OR": [{"user_id": …}, …]}`` or ``{"user_id": {"in": […]}}``), and the
+    answers are merged by score."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("must not be empty", field="query")
     if len(query) > ctx.limits.search_query_chars:
@@ -299,32 +321,41 @@ def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any]
     _number(top_k, "top_k", 1, 100)
     if threshold is not None:  # above 1 matches nothing, as in mem0
         _number(threshold, "threshold", float("-inf"), float("inf"), integer=False)
-    test = compile_filter(filters, ctx.limits)
+    test = compile_filter(filters, ctx.limits, _env(ctx, wildcard_any))
     scope = _read_scope(base, filters)
-    if scope.user_id is None:
-        raise InvalidInput("search needs a user_id (argument or filter)", field="user_id")
+    users = [scope.user_id] if scope.user_id is not None else users_of(filters)
+    if not users:
+        raise InvalidInput("search needs a user_id (argument or filter; several: an OR of them, or in)", field="user_id")
+    found: list[tuple[float, MemoryItem]] = []
+    for user in users:
+        found += _search_user(ctx, scope.replace(user_id=user, all_users=False), query, test, top_k, threshold)
+    found.sort(key=lambda pair: -pair[0])
+    top = found[:top_k]
+    with ctx.store.transaction(write=False):
+        return {"results": item_dicts(ctx, [m for _, m in top], [score for score, _ in top])}
+
+
+def _search_user(ctx: ToolContext, scope: Scope, query: str, test: Any, top_k: int,
+                 threshold: float | None) -> list[tuple[float, MemoryItem]]:
     with ctx.store.transaction(write=False):
         res = recall(ctx.store, scope.replace(session_id=None), RecallQuery(query, depth=0, limit=max(50, top_k * 5)),
                      ctx.now, embedder=ctx.embedder)
         ids = [f.id for f in res.facts]
         facts = {f.id: f for f in ctx.store.facts(FactQuery(scope=scope.user_wide(), ids=ids))}
-    budget.check("searching memories")
-    top = max((f.score for f in res.facts), default=1.0) or 1.0
-    found: list[MemoryItem] = []
-    scores: list[float | None] = []
-    for rf in res.facts:
-        f = facts.get(rf.id)
-        if f is None or not is_memory(f):
-            continue
-        item = as_item(f)
-        score = rf.score / top
-        if test(item) and (threshold is None or score >= threshold):
-            found.append(item)
-            scores.append(score)
-        if len(found) >= top_k:
-            break
-    with ctx.store.transaction(write=False):
-        return {"results": item_dicts(ctx, found, scores)}
+        budget.check("searching memories")
+        top = max((f.score for f in res.facts), default=1.0) or 1.0
+        found: list[tuple[float, MemoryItem]] = []
+        for rf in res.facts:
+            f = facts.get(rf.id)
+            if f is None or not is_memory(f):
+                continue
+            item = as_item(f)
+            score = rf.score / top
+            if test(item) and (threshold is None or score >= threshold):
+                found.append((score, item))
+            if len(found) >= top_k:
+                break
+    return found
 
 
 def check_update(text: Any, metadata: Any) -> tuple[str | None, dict[str, Any]]:
@@ -378,12 +409,13 @@ def delete(ctx: ToolContext, memory_id: str, base: Scope) -> dict[str, Any]:
     return {"message": "Memory deleted successfully!", "id": pid}
 
 
-def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = None) -> dict[str, Any]:
+def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = None, *,
+               wildcard_any: bool = False) -> dict[str, Any]:
     check_filter(filters, ctx.limits)
     if _read_scope(base, filters).user_id is None:  # never across users
         raise InvalidInput("delete_all needs a user_id (argument or filter)", field="user_id")
     with ctx.store.transaction():
-        ids = [m.id for m in _matching(ctx, base, filters)]
+        ids = [m.id for m in _matching(ctx, base, filters, wildcard_any=wildcard_any)]
         ctx.store.invalidate_facts(ids, ctx.now)
     return {"message": f"{len(ids)} memories deleted successfully!", "deleted": len(ids)}
 

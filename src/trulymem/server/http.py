@@ -35,7 +35,7 @@ from trulymem.dream import result_json
 from trulymem.dream.scope_plan import apply_reviewed
 from trulymem.embed import Embedder
 from trulymem.errors import InvalidInput, NotFound, TrulyMemError
-from trulymem.filters import scope_of
+from trulymem.filters import mentions_user, scope_of
 from trulymem.graph import TrulyMem
 from trulymem.keys import any_active, verify
 from trulymem.llm.base import LLM
@@ -139,10 +139,15 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     def tool_context(request: Request, tool: str, args: dict[str, Any], user_id: str | None) -> ToolContext:
         budget.check()  # a request that waited out its budget for a worker thread does nothing
         principal = principal_of(request)
-        _bind(principal, REGISTRY[tool].decode(args), user_id)  # filters given as JSON text are checked too
+        decoded = REGISTRY[tool].decode(args)
+        _bind(principal, decoded, user_id)  # filters given as JSON text are checked too
         if user_id is not None and args.get("user_id") not in (None, user_id):
             raise InvalidInput("?user_id= and the body name different users", field="user_id")
-        return ToolContext(store=store, scope=scope_of_principal(principal, user_id or args.get("user_id")),
+        named = user_id or args.get("user_id")
+        if named is None and principal.keyless and isinstance(decoded, dict) and _names_users(decoded.get("filters")):
+            # filters that name users themselves (an OR of them, "*") read those users, as with an admin key
+            return ToolContext(store=store, scope=Scope.everyone(), now=utcnow(), embedder=embedder, llm=llm)
+        return ToolContext(store=store, scope=scope_of_principal(principal, named),
                            now=utcnow(), embedder=embedder, llm=llm)
 
     def run(request: Request, tool: str, args: dict[str, Any], user_id: str | None = None) -> Any:
@@ -294,7 +299,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
             raise NotFound(f"no tool {name!r}", field="name")
         return run(request, name, payload, user_id)
 
-    platform.mount(app, run, context)
+    platform.mount(app, run, context, lambda request: principal_of(request).admin)
     chat.mount(app, context, llm)  # POST /v1/chat
     web.mount(app, run, context)  # the web app at / and its /v1/graph routes
     apidocs.mount(app)  # /docs from local files, not a CDN
@@ -346,7 +351,13 @@ def _mentions_user(filters: Any, allowed: str) -> bool:
     return False
 
 
+def _names_users(filters: Any) -> bool:
+    """Filters with a ``user_id`` condition that pins no one user (``OR``, ``in``, ``"*"``)."""
+    return isinstance(filters, dict) and mentions_user(filters) and "user_id" not in scope_of(filters)
+
+
 def _scope(principal: Principal, user_id: str | None, *, default_user: str) -> Scope:
     """Whose memory a request reaches: a user's key its user; an admin key the named user or, reading,
-    every user; a keyless server the named user or its default user — never every user."""
+    every user; a keyless server the named user or its default user — every user only for a read whose
+    filters name users themselves (``tool_context``)."""
     return scope_for(Scope.everyone(), principal.user_id or user_id or (default_user if principal.keyless else None))

@@ -2,7 +2,8 @@
 work against ``trulymem serve`` by changing ``host=`` only.
 
 The routes, methods, trailing slashes and answer shapes are the ones the client's
-code uses (``mem0/client/main.py``, mem0ai 2.x); each maps onto a memory tool, so
+code uses (``mem0/client/main.py``, mem0ai 2.x, and 1.x's ``POST /v1/memories/``,
+``/v2/memories/`` and ``/v2/memories/search/``); each maps onto a memory tool, so
 bodies are checked, keys bound and errors shaped as on every other route. What
 differs from the platform, on purpose:
 
@@ -11,7 +12,11 @@ differs from the platform, on purpose:
   unless turned off, as on the platform; without a chat model the text is stored
   as given, with a ``note`` saying so.
 - Without a user in the request, a user's key reaches its user, a keyless server
-  its default user, an admin key every user (``users``) or refuses to write.
+  its default user, an admin key every user (``users``) or refuses to write. By id
+  (get, update, delete, history, batch), an admin key and a keyless server act on the
+  memory as its own user: its id says whose it is.
+- ``search``'s ``metadata`` (1.x) is a filter on those metadata keys, ANDed with
+  ``filters``; ``get_all``'s ``top_k`` is the page size of the first page.
 - Options that only shape the platform's ranking or extraction (``rerank``,
   ``keyword_search``, ``custom_categories`` …) are accepted and ignored; options
   whose meaning trulymem cannot honour (``expiration_date``, ``timestamp``,
@@ -42,13 +47,14 @@ from trulymem.tools import ToolContext
 
 RunTool = Callable[[Request, str, dict[str, Any], str | None], Any]
 MakeContext = Callable[[Request, str | None], ToolContext]
+AnyUser = Callable[[Request], bool]
 
 ENTITY_KEYS = {"user": "user_id", "agent": "agent_id", "app": "app_id", "run": "run_id"}
 MAX_BATCH = 1000  # the platform's own limit per batch call
 # accepted and ignored: they tune the platform's extraction or ranking, not what is stored or found
 IGNORED = {"rerank", "keyword_search", "fields", "latest_only", "show_expired", "async_mode", "output_format",
            "version", "enable_graph", "includes", "excludes", "custom_instructions", "agent_custom_instructions",
-           "custom_categories", "immutable", "org_id", "project_id"}
+           "custom_categories", "immutable", "org_id", "project_id", "filter_memories"}
 UNSUPPORTED = {"expiration_date", "timestamp", "categories", "structured_data_schema", "reference_date",
                "start_date", "end_date", "metadata_filters"}
 ENTITY_IDS = (*SCOPE_FIELDS, "run_id")
@@ -144,6 +150,13 @@ def _add_args(body: dict[str, Any]) -> dict[str, Any]:
     return {**named, **{k: body[k] for k in ENTITY_IDS if k in body}}
 
 
+def _with_run(filters: Any, run_id: Any) -> Any:
+    """The filters with the run's condition ANDed in (every condition holds)."""
+    if run_id is None:
+        return filters
+    return {"AND": [filters, {"run_id": run_id}]} if filters else {"run_id": run_id}
+
+
 def _entities(given: dict[str, Any]) -> dict[str, Any]:
     """The ``user_id``, ``agent_id`` and ``app_id`` a request gives (an empty one too: the tools refuse it)."""
     return {k: given[k] for k in SCOPE_FIELDS if given.get(k) is not None}
@@ -153,9 +166,10 @@ def _page_url(request: Request, page: int) -> str:
     return str(request.url.include_query_params(page=page))
 
 
-def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
+def mount(app: FastAPI, run: RunTool, context: MakeContext, any_user: AnyUser) -> None:
     """Add the platform routes to ``app``: ``run`` runs a tool for a request, ``context``
-    gives a request's tool context (its key checked, its user bound). Left out of ``/docs``,
+    gives a request's tool context (its key checked, its user bound), ``any_user`` says
+    whether the request may act on any user's memory by id. Left out of ``/docs``,
     which describes trulymem's own API: these are mem0's, for mem0's client (the README lists them)."""
     router = APIRouter(include_in_schema=False)
 
@@ -171,10 +185,14 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
             context(request, None)
             raise
 
-    def owner(request: Request, memory_id: str) -> str | None:
-        """The user to act as on one memory: an admin key names none, so the memory's own."""
-        ctx = context(request, None)
-        return ops.owner(ctx, memory_id).user_id if ctx.scope.user_id is None else None
+    def owner(request: Request, memory_id: str, named: str | None = None) -> str | None:
+        """The user to act as on one memory: a user's key its own; an admin key or a keyless
+        server the memory's own (or ``named``, the user the call names: another's memory
+        is then not found, as with a user's key)."""
+        ctx = context(request, named)
+        if not any_user(request):
+            return named
+        return named or ops.owner(ctx, memory_id).user_id
 
     @router.get("/v1/ping/", summary="mem0 platform: check the key")
     def ping(request: Request) -> dict[str, Any]:
@@ -184,6 +202,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
         return {"status": "ok", "message": "trulymem", "org_id": "trulymem", "project_id": "trulymem",
                 "user_email": None, "user_id": ctx.scope.user_id}
 
+    @router.post("/v1/memories/", summary="mem0 platform: add memories (mem0ai 1.x)")
     @router.post("/v3/memories/add/", summary="mem0 platform: add memories")
     def add(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
         query(request, set())
@@ -192,37 +211,54 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
                 **({"metadata": body["metadata"]} if "metadata" in body else {})}
         return run(request, "add_memory", args, None)
 
+    @router.post("/v2/memories/", summary="mem0 platform: list memories (mem0ai 1.x)")
     @router.post("/v3/memories/", summary="mem0 platform: list memories (filters in the body, page in the query)")
     def get_all(request: Request, payload: Any = Body(default_factory=dict), page: int = 1,  # noqa: B008
-                page_size: int = 100) -> Any:
-        query(request, {"page", "page_size"})
-        body = _body(payload, {"filters", "user_id", "agent_id", "app_id"})
-        args = {**_entities(body), "page": page, "page_size": page_size,
-                **({"filters": body["filters"]} if "filters" in body else {})}
+                page_size: int | None = None) -> Any:
+        given = query(request, {"page", "page_size"})
+        body = _body(payload, {"filters", "user_id", "agent_id", "app_id", "run_id", "top_k"})
+        if "top_k" in body and {"page", "page_size"} & set(given):
+            raise InvalidInput("give top_k, or page and page_size", field="top_k")
+        size = page_size if page_size is not None else body.get("top_k", 100)
+        filters = _with_run(body.get("filters"), body.get("run_id"))
+        args = {**_entities(body), "page": page, "page_size": size,
+                **({"filters": filters} if filters is not None else {})}
         res = run(request, "get_memories", args, None)
         return {"count": res["total"], "next": _page_url(request, page + 1) if res["has_more"] else None,
                 "previous": _page_url(request, page - 1) if page > 1 else None, "results": res["results"]}
 
+    @router.post("/v2/memories/search/", summary="mem0 platform: search memories (mem0ai 1.x)")
     @router.post("/v3/memories/search/", summary="mem0 platform: search memories")
     def search(request: Request, payload: Any = Body(...)) -> Any:  # noqa: B008
         query(request, set())
-        body = _body(payload, {"query", "filters", "top_k", "threshold", "user_id", "agent_id", "app_id", "metadata"})
-        if "metadata" in body:  # the client sends search metadata; a filter is how trulymem narrows by it
-            raise InvalidInput("filter on metadata keys with filters={'key': value}", field="metadata")
-        args: dict[str, Any] = {**_entities(body),
-                                **{k: body[k] for k in ("query", "filters", "top_k", "threshold") if k in body}}
+        body = _body(payload, {"query", "filters", "top_k", "limit", "threshold", "user_id", "agent_id", "app_id",
+                               "run_id", "metadata"})
+        filters = _with_run(body.get("filters"), body.get("run_id"))
+        if "metadata" in body:  # 1.x's metadata narrows by those keys: a filter on them, beside the others
+            if not isinstance(body["metadata"], dict):
+                raise InvalidInput("must be an object", field="metadata")
+            filters = {"AND": [filters, {"metadata": body["metadata"]}]} if filters else {"metadata": body["metadata"]}
+        if "limit" in body:
+            if "top_k" in body:
+                raise InvalidInput("give top_k or limit, not both", field="limit")
+            body["top_k"] = body.pop("limit")
+        args: dict[str, Any] = {**_entities(body), **({"filters": filters} if filters is not None else {}),
+                                **{k: body[k] for k in ("query", "top_k", "threshold") if k in body}}
         return {"results": run(request, "search_memories", args, None)["results"]}
 
     @router.get("/v1/memories/{memory_id}/", summary="mem0 platform: one memory")
     def get(request: Request, memory_id: str) -> Any:
         query(request, set())
-        return run(request, "get_memory", {"memory_id": memory_id}, None)
+        return run(request, "get_memory", {"memory_id": memory_id}, owner(request, memory_id))
 
     @router.put("/v1/memories/{memory_id}/", summary="mem0 platform: update a memory's text and/or metadata")
     def update(request: Request, memory_id: str, payload: Any = Body(...)) -> Any:  # noqa: B008
         query(request, set())
-        body = _body(payload, {"text", "metadata"})
-        user = owner(request, memory_id)
+        body = _body(payload, {"text", "metadata", "user_id"})
+        named = body.pop("user_id", None)
+        if named is not None and not isinstance(named, str):
+            raise InvalidInput("must be a string", field="user_id")
+        user = owner(request, memory_id, named)
         res = run(request, "update_memory", {**body, "memory_id": memory_id}, user)
         current: dict[str, Any] = run(request, "get_memory", {"memory_id": res["id"]}, user)
         return {**current, "message": res["message"]}
@@ -242,9 +278,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext) -> None:
     @router.delete("/v1/memories/", summary="mem0 platform: forget the memories the entity ids and filters select")
     def delete_all(request: Request) -> Any:
         given = query(request, {*ENTITY_IDS, "filters"}, filters=True)
-        filters = given.get("filters")
-        if "run_id" in given:  # every condition holds: the run's memories among what the filters select
-            filters = {"AND": [filters, {"run_id": given["run_id"]}]} if filters else {"run_id": given["run_id"]}
+        filters = _with_run(given.get("filters"), given.get("run_id"))
         args = {**_entities(given), **({"filters": filters} if filters is not None else {})}
         res = run(request, "delete_all_memories", args, None)
         return {"message": res["message"]}

@@ -2,8 +2,13 @@
 for each interface that needs its own dialect:
 
 - ``typed``: MCP. Every property carries a top-level ``type``: an optional field's
-  ``anyOf [X, null]`` becomes ``X`` (leaving it out is the null). Clients such as the
-  MCP Inspector decide from ``type`` alone whether to parse an argument as JSON.
+  ``anyOf [X, null]`` becomes ``X`` with ``"null"`` added to its ``type`` (and to its
+  ``enum``), and so does every other property that is not required (null means its
+  default: the tools decode it so, ``trulymem.tools.coerce``). Clients such as the
+  MCP Inspector decide from ``type`` alone whether to parse an argument as JSON;
+  clients that make every property required (the OpenAI Agents SDK's strict
+  conversion) then still let a model send null for "not given" instead of inventing
+  a value.
 - ``strict``: OpenAI's strict mode (Structured Outputs): every property required,
   optional ones nullable, every object closed, no ``default``/``minLength``/
   ``maxLength``, and free-form objects (metadata, filters, persona attributes, mem0
@@ -66,7 +71,31 @@ def typed(node: Any) -> Any:
         return node
     if _optional_none(node):
         node, _ = split_null(node)
+        node = _with_null(node)
+    if isinstance(node.get("properties"), dict):
+        required = set(node.get("required") or [])
+        node = {**node, "properties": {name: prop if name in required or _optional_none(prop) or not isinstance(
+            prop, dict) else _with_null(prop) for name, prop in node["properties"].items()}}
     return {k: typed(v) for k, v in node.items() if not (k == "default" and v is None)}
+
+
+def _with_null(node: dict[str, Any]) -> dict[str, Any]:
+    """``node`` that also accepts null, its top-level ``type`` kept (a list naming "null")."""
+    kind = node.get("type")
+    if isinstance(kind, list):
+        return node if "null" in kind else {**node, "type": [*kind, "null"]}
+    if isinstance(kind, str):
+        out = {**node, "type": [kind, "null"]}
+        if isinstance(node.get("enum"), list) and None not in node["enum"]:
+            out["enum"] = [*node["enum"], None]
+        return out
+    if isinstance(node.get("anyOf"), list):  # several kinds: null is one more alternative
+        kinds = [a.get("type") for a in node["anyOf"] if isinstance(a, dict)]
+        out = {**node, "anyOf": [*node["anyOf"], NULL]}
+        if all(isinstance(k, str) for k in kinds):
+            out["type"] = [*dict.fromkeys(kinds), "null"]
+        return out
+    return node
 
 
 _CHECKED_BY_THE_TOOL = {"maxLength", "minLength", "pattern", "maxItems", "minItems", "additionalProperties"}

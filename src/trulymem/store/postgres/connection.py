@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from trulymem.errors import ConfigError, Conflict, StoreError
+from trulymem.extras import needs
 from trulymem.model import Scope
 from trulymem.store.postgres.rows import DIALECT
 from trulymem.store.queries import SQLReads
@@ -41,7 +42,6 @@ _ANALYZE = ("ANALYZE facts(user_id, id, subject_id, object_id, relation_key, kin
 # Both in one round trip (no parameters: the simple query protocol takes several statements).
 _BEGIN_READ = b"BEGIN ISOLATION LEVEL REPEATABLE READ; SET LOCAL plan_cache_mode = force_custom_plan"
 _TUPLES_OK = 2  # libpq's PGRES_TUPLES_OK: a result with rows (psycopg.pq.ExecStatus.TUPLES_OK)
-EXTRA = 'the PostgreSQL backend needs its extra: pip install "trulymem[postgres]"'
 # Off for a pooler in transaction mode that does not track prepared statements (PgBouncer < 1.21):
 # the next transaction may land on a server connection that never saw them.
 PREPARE_ENV = "TRULYMEM_PG_PREPARE"
@@ -63,7 +63,7 @@ def _modules() -> tuple[Any, Any]:
         import psycopg
         import psycopg_pool
     except ImportError as exc:  # pragma: no cover - depends on the install
-        raise StoreError(f"{EXTRA} ({exc.name} is missing)") from exc
+        raise StoreError(needs("the PostgreSQL backend", "postgres", exc.name)) from exc
     return psycopg, psycopg_pool
 
 

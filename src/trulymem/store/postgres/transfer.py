@@ -26,11 +26,11 @@ from trulymem.store.postgres.rows import (
     scope_sql,
     utc,
 )
+from trulymem.store.sql import record_batches
 from trulymem.text import relation_key
 
 _NAMES = {"subject", "object"}  # display names: derived from nodes, not exported
 _PAGE = 5000
-_BATCH = 1000
 _NODE_COPY = ("COPY nodes(user_id, id, agent_id, app_id, name, key, type, summary, metadata, created_at, updated_at, "
               "tsv) FROM STDIN")
 
@@ -92,12 +92,12 @@ class TransferMixin(NodeMixin, FactMixin):
 
     def import_rows(self, rows: Sequence[dict[str, Any]],
                     progress: Callable[[int], None] | None = None) -> dict[str, int]:
-        """As the SQLite store's, in batches: each run of one record type ``_BATCH`` rows at a time
+        """As the SQLite store's, in batches: each run of one record type ``IMPORT_BATCH`` rows at a time
         (a row per statement would make moving a large database a round trip per row)."""
         counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
         links: list[tuple[str, str, str]] = []  # superseded_by may point at a fact later in the file
         done = 0
-        for kind, batch in _batches(rows):
+        for kind, batch in record_batches(rows):
             if kind == "user":
                 self._import_users(batch, counts)
             elif kind == "node":
@@ -131,13 +131,20 @@ class TransferMixin(NodeMixin, FactMixin):
         self._lock_users([n.user_id for n in nodes])
         existing = {n.id: n for n in self.nodes(NodeQuery(scope=Scope.everyone(), ids=[n.id for n in nodes]))}
         new: list[Node] = []
+        names: dict[tuple[str, str, str, str], str] = {}
         for node in nodes:
-            if node.id in existing:
+            if node.id in existing:  # stored, or earlier in this batch
                 if to_json(existing[node.id]) != to_json(node):
                     raise Conflict(f"node {node.id} already exists with different content", field="id")
                 counts["skipped"] += 1
-            else:
-                new.append(node)
+                continue
+            where = (node.user_id, node.agent_id or "", node.app_id or "", node.key)
+            if where in names:
+                raise Conflict(f"user {node.user_id!r} already has a node {node.name!r} ({names[where]}); a node of "
+                               "the file would duplicate it — import into a database without this user", field="import")
+            names[where] = node.id
+            existing[node.id] = node
+            new.append(node)
         twins = self._q(
             "SELECT n.id, n.user_id, n.name FROM nodes n JOIN unnest(%s::text[], %s::text[], %s::text[], %s::text[]) "
             "AS w(u, a, p, k) ON n.user_id = w.u AND n.agent_id = w.a AND n.app_id = w.p AND n.key = w.k",
@@ -159,27 +166,14 @@ class TransferMixin(NodeMixin, FactMixin):
                                                         validity="all"))}
         new: list[Fact] = []
         for fact in facts:
-            if fact.id in stored:
+            if fact.id in stored:  # stored, or earlier in this batch
                 if to_json(stored[fact.id], exclude=_NAMES) != to_json(fact, exclude=_NAMES):
                     raise Conflict(f"fact {fact.id} already exists with different content", field="id")
                 counts["skipped"] += 1
                 continue
+            stored[fact.id] = fact
             if fact.superseded_by:
                 links.append((fact.superseded_by, fact.user_id, fact.id))
             new.append(dataclasses.replace(fact, superseded_by=None))
         self.insert_facts(new)
         counts["facts"] += len(new)
-
-
-def _batches(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[Any, list[dict[str, Any]]]]:
-    """Consecutive rows of one record type, at most ``_BATCH`` at a time, in file order."""
-    batch: list[dict[str, Any]] = []
-    kind: Any = None
-    for row in rows:
-        if batch and (row.get("record") != kind or len(batch) >= _BATCH):
-            yield kind, batch
-            batch = []
-        kind = row.get("record")
-        batch.append(row)
-    if batch:
-        yield kind, batch

@@ -10,6 +10,7 @@ from typing import Any
 from trulymem.errors import Conflict, InvalidInput
 from trulymem.model import Fact, Node, Scope, from_json, to_json
 from trulymem.store.base import FactQuery, NodeQuery
+from trulymem.store.sql import record_batches
 from trulymem.store.sqlite.nodes import NodeMixin
 from trulymem.store.sqlite.rows import (
     FACT_COLS,
@@ -72,59 +73,92 @@ class TransferMixin(NodeMixin):
 
     def import_rows(self, rows: Sequence[dict[str, Any]],
                     progress: Callable[[int], None] | None = None) -> dict[str, int]:
+        """In batches of one record type (``record_batches``): a few statements per thousand
+        rows, so an import's cost grows with its rows and nothing else."""
         counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
         links: list[tuple[str, str]] = []  # superseded_by may point at a fact later in the file
-        for i, row in enumerate(rows, 1):
-            self._import_row(row, counts, links)
-            if progress is not None and i % 1000 == 0:
-                progress(i)
+        done = 0
+        for kind, batch in record_batches(rows):
+            if kind == "user":
+                for row in batch:
+                    self._import_user(row, counts)
+            elif kind == "node":
+                self._import_nodes([from_json(Node, {k: v for k, v in r.items() if k != "record"}) for r in batch],
+                                   counts)
+            elif kind == "fact":
+                self._import_facts([from_json(Fact, {k: v for k, v in r.items() if k != "record"}) for r in batch],
+                                   counts, links)
+            else:
+                raise InvalidInput(f"unknown record type {kind!r}", field="import")
+            if progress is not None and (done + len(batch)) // 1000 > done // 1000:
+                progress((done + len(batch)) // 1000 * 1000)
+            done += len(batch)
         self._many("UPDATE facts SET superseded_by = ? WHERE id = ?", links)
         return counts
 
-    def _import_row(self, row: dict[str, Any], counts: dict[str, int], links: list[tuple[str, str]]) -> None:
-        kind = row.get("record")
-        if kind == "user":
-            if not isinstance(row.get("user_id"), str) or not isinstance(row.get("created_at"), str):
-                raise InvalidInput("a user record needs user_id and created_at strings", field="import")
-            cur = self._conn.execute(
-                "INSERT OR IGNORE INTO users(user_id, created_at) VALUES (?, ?)", (row["user_id"], row["created_at"])
-            )
-            counts["users" if cur.rowcount else "skipped"] += 1
-        elif kind == "node":
-            node = from_json(Node, {k: v for k, v in row.items() if k != "record"})
-            existing = self.nodes(NodeQuery(scope=Scope.everyone(), ids=[node.id]))
-            if existing:
-                if to_json(existing[0]) != to_json(node):
+    def _import_user(self, row: dict[str, Any], counts: dict[str, int]) -> None:
+        if not isinstance(row.get("user_id"), str) or not isinstance(row.get("created_at"), str):
+            raise InvalidInput("a user record needs user_id and created_at strings", field="import")
+        cur = self._conn.execute(
+            "INSERT OR IGNORE INTO users(user_id, created_at) VALUES (?, ?)", (row["user_id"], row["created_at"])
+        )
+        counts["users" if cur.rowcount else "skipped"] += 1
+
+    def _import_nodes(self, nodes: Sequence[Node], counts: dict[str, int]) -> None:
+        """New nodes inserted, identical ones skipped; a node that differs from the stored one
+        of its id, or would be a second node of one name in a namespace, is a ``Conflict``."""
+        known = {n.id: n for n in self.nodes(NodeQuery(scope=Scope.everyone(), ids=[n.id for n in nodes]))}
+        new: list[Node] = []
+        names: dict[tuple[str, str, str, str], Node] = {}
+        for node in nodes:
+            same = known.get(node.id)
+            if same is not None:
+                if to_json(same) != to_json(node):
                     raise Conflict(f"node {node.id} already exists with different content", field="id")
                 counts["skipped"] += 1
-                return
-            twin = self._q("SELECT id FROM nodes WHERE user_id = ? AND agent_id = ? AND app_id = ? AND key = ?",
-                           (node.user_id, node.agent_id or "", node.app_id or "", node.key))
-            if twin:
-                raise Conflict(f"user {node.user_id!r} already has a node {node.name!r} ({twin[0][0]}); the file's "
-                               f"{node.id} would duplicate it — import into a database without this user",
-                               field="import")
-            self._q(
-                "INSERT INTO nodes(id, user_id, agent_id, app_id, name, key, type, summary, metadata, "
-                "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (node.id, node.user_id, node.agent_id or "", node.app_id or "", node.name, node.key, node.type,
-                 node.summary, dump_json(node.metadata),
-                 ts(node.created_at), ts(node.updated_at)),
-            )
-            self._index_nodes([node.id])
-            self._tx_dirty.update(self._rids([node.id]).values())
-            counts["nodes"] += 1
-        elif kind == "fact":
-            fact = from_json(Fact, {k: v for k, v in row.items() if k != "record"})
-            stored = self.facts(FactQuery(scope=Scope.everyone(), ids=[fact.id], validity="all"))
-            if stored:
-                if to_json(stored[0], exclude=_NAMES) != to_json(fact, exclude=_NAMES):
+                continue
+            where = (node.user_id, node.agent_id or "", node.app_id or "", node.key)
+            if where in names:  # twice in the file under two ids
+                raise _twin(node.user_id, node.name, names[where].id)
+            names[where] = known[node.id] = node
+            new.append(node)
+        twins = self._q(
+            f"WITH w(u, a, p, k) AS (VALUES {', '.join(['(?, ?, ?, ?)'] * len(new))}) SELECT n.id, n.user_id, n.name "
+            "FROM w JOIN nodes n ON n.user_id = w.u AND n.agent_id = w.a AND n.app_id = w.p AND n.key = w.k LIMIT 1",
+            [v for where in names for v in where]) if new else []
+        if twins:
+            raise _twin(twins[0][1], twins[0][2], twins[0][0])
+        self._many(
+            "INSERT INTO nodes(id, user_id, agent_id, app_id, name, key, type, summary, metadata, "
+            "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [(n.id, n.user_id, n.agent_id or "", n.app_id or "", n.name, n.key, n.type, n.summary,
+              dump_json(n.metadata), ts(n.created_at), ts(n.updated_at)) for n in new],
+        )
+        ids = [n.id for n in new]
+        self._index_nodes(ids)
+        self._tx_dirty.update(self._rids(ids).values())
+        counts["nodes"] += len(new)
+
+    def _import_facts(self, facts: Sequence[Fact], counts: dict[str, int], links: list[tuple[str, str]]) -> None:
+        known = {f.id: f for f in self.facts(FactQuery(scope=Scope.everyone(), ids=[f.id for f in facts],
+                                                       validity="all"))}
+        new: list[Fact] = []
+        for fact in facts:
+            same = known.get(fact.id)
+            if same is not None:
+                if to_json(same, exclude=_NAMES) != to_json(fact, exclude=_NAMES):
                     raise Conflict(f"fact {fact.id} already exists with different content", field="id")
                 counts["skipped"] += 1
-                return
+                continue
+            known[fact.id] = fact
             if fact.superseded_by:
                 links.append((fact.superseded_by, fact.id))
-            self.insert_facts([dataclasses.replace(fact, superseded_by=None)])
-            counts["facts"] += 1
-        else:
-            raise InvalidInput(f"unknown record type {kind!r}", field="import")
+            new.append(dataclasses.replace(fact, superseded_by=None))
+        if new:
+            self.insert_facts(new)
+        counts["facts"] += len(new)
+
+
+def _twin(user: str, name: str, node_id: str) -> Conflict:
+    return Conflict(f"user {user!r} already has a node {name!r} ({node_id}); a node of the file would duplicate "
+                    "it — import into a database without this user", field="import")
