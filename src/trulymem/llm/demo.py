@@ -1,6 +1,7 @@
 """A built-in chat model for trying the agent with no API key (`trulymem chat --model scripted`).
 
-It is a :class:`ScriptedLLM` whose script never runs out: each request is answered from
+The settings name it with the model ``scripted`` and no base URL (``chat`` and ``serve`` take
+``--model scripted``). It is a :class:`ScriptedLLM` whose script never runs out: each request is answered from
 what the request holds. A question first calls ``memory_recall`` with the question, then
 answers with the facts the tool returned; a statement is acknowledged (the runtime's rule
 extractor stores what the user states). The memory is real; only the wording is canned.
@@ -12,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from trulymem.config import LLMSettings
 from trulymem.llm.base import Message
 from trulymem.llm.scripted import Script, ScriptedLLM
 
@@ -32,6 +34,17 @@ class _Endless(Script):
 def demo_llm() -> ScriptedLLM:
     """The demo model: no network, no key, answers from memory."""
     return ScriptedLLM(_Endless([]), model=NAME)
+
+
+def wanted(settings: LLMSettings) -> bool:
+    """Whether settings name the demo model: ``scripted`` with no endpoint (with one, it is
+    a real server's model of that name, e.g. the scripted model server's)."""
+    return settings.model == NAME and not settings.base_url
+
+
+def is_demo(llm: object) -> bool:
+    """Whether ``llm`` is the demo model (a test's ScriptedLLM is not, though named alike)."""
+    return isinstance(llm, ScriptedLLM) and isinstance(llm.script, _Endless)
 
 
 def _step(messages: list[Message]) -> str | dict[str, Any]:
