@@ -33,8 +33,9 @@ from trulymem.tools import ToolContext
 MAX_MESSAGE = 8000
 NO_MODEL = ("This server has no chat model, so chat cannot answer. Restart it with `trulymem serve --model scripted` "
             "for the built-in demo model (no API key; it only recalls and stores by rules), or with a real model: "
-            "`trulymem serve --model gpt-4o-mini --api-key sk-...`, or --base-url http://localhost:11434/v1 "
-            "--model qwen2.5 for Ollama (also TRULYMEM_LLM_MODEL, TRULYMEM_LLM_BASE_URL, TRULYMEM_LLM_API_KEY).")
+            "`trulymem serve --model gpt-4o-mini --api-key sk-...`, or for Ollama `trulymem serve --base-url "
+            "http://localhost:11434/v1 --model qwen2.5` (or set TRULYMEM_LLM_MODEL, TRULYMEM_LLM_BASE_URL, "
+            "TRULYMEM_LLM_API_KEY).")
 DEMO = ("Demo model: it answers questions with the facts memory_recall finds and stores what you state by rules; "
         "the memory is real, the wording canned. Start the server with --model NAME for a real model.")
 Context = Callable[[Request, str | None], ToolContext]

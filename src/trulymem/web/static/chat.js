@@ -44,7 +44,9 @@ export class Chat {
     let s;
     try { s = await get("/v1/chat"); } catch { return; } // an older server: a turn's error will say
     if (!s.message) return;
-    const note = h("p", { id: "chat-status", class: s.ready ? "muted" : "notice" }, s.message);
+    // `commands` in the server's text are shown as code
+    const parts = s.message.split("`").map((t, i) => (i % 2 ? h("code", {}, t) : t));
+    const note = h("p", { id: "chat-status", class: s.ready ? "muted" : "notice" }, parts);
     this.form.before(note);
     if (!s.ready) for (const el of this.form.elements) el.disabled = true;
   }
