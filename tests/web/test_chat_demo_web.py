@@ -99,3 +99,23 @@ def test_without_a_model_the_chat_tab_says_how_to_start_one(page: Any, db_path: 
         assert res.status_code == 501 and "--model scripted" in res.json()["error"]["message"]
     finally:
         srv.stop()
+
+
+def test_which_model_the_page_is_told_about(db_path: Path) -> None:
+    """``GET /v1/chat`` in process; ``scripted`` is the demo model only with no endpoint of its own."""
+    from fastapi.testclient import TestClient
+
+    from trulymem.config import LLMSettings
+    from trulymem.llm import ScriptedLLM, get_llm
+    from trulymem.llm.demo import is_demo
+    from trulymem.server.http import create_app
+
+    demo = get_llm(LLMSettings(model="scripted"))
+    elsewhere = get_llm(LLMSettings(model="scripted", base_url="http://127.0.0.1:9/v1", api_key="k"))
+    assert is_demo(demo) and not is_demo(elsewhere) and not is_demo(ScriptedLLM(["hi"]))
+    for llm, want in ((demo, (True, True, "Demo model")), (ScriptedLLM(["hi"]), (True, False, None)),
+                      (None, (False, False, "--model scripted"))):
+        with TestClient(create_app(str(db_path), mcp=False, llm=llm), base_url="http://127.0.0.1:8765") as c:
+            got = c.get("/v1/chat").json()
+        assert (got["ready"], got["demo"]) == want[:2] and (got["message"] is None if want[2] is None
+                                                             else want[2] in got["message"]), got
