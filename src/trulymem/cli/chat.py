@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shlex
 import sys
@@ -13,12 +12,12 @@ import click
 from trulymem.agent import Agent, TurnTrace
 from trulymem.agent.forget import forget_messages
 from trulymem.cli.base import Ctx, common, err, json_arg, main, out
+from trulymem.cli.model import llm_settings, model_options
 from trulymem.config import LLMSettings
 from trulymem.errors import InvalidInput, TrulyMemError
 from trulymem.graph import TrulyMem
-from trulymem.llm import LLM, get_llm
-from trulymem.llm.demo import NAME as DEMO_MODEL
-from trulymem.llm.demo import demo_llm
+from trulymem.llm import get_llm
+from trulymem.llm.demo import wanted
 from trulymem.tools.base import embedded_writes
 
 HELP = """Commands:
@@ -57,11 +56,7 @@ def describe(trace: TurnTrace) -> str:
 
 @main.command()
 @click.option("-m", "--message", help="Send one message, print the reply and exit.")
-@click.option("--model", help="Chat model name [env TRULYMEM_LLM_MODEL]; 'scripted': a built-in demo model "
-                               "that answers from memory, no API key.")
-@click.option("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 "
-                                 "[env TRULYMEM_LLM_BASE_URL, default api.openai.com].")
-@click.option("--api-key", help="API key [env TRULYMEM_LLM_API_KEY or OPENAI_API_KEY].")
+@model_options
 @click.option("--persona", help='Default persona as JSON, e.g. \'{"role": "catgirl"}\' (a stored one wins).')
 @click.option("--no-stream", is_flag=True, help="Print replies whole instead of as they arrive.")
 @click.option("--quiet", is_flag=True, help="Do not show memory operations.")
@@ -76,17 +71,12 @@ def chat(ctx: Ctx, message: str | None, model: str | None, base_url: str | None,
     Each turn recalls the persona and the task chain in code, lets the model use
     the memory tools, and records the turn in the chain. With --json every reply and
     every error is one JSON object on stdout."""
-    s = ctx.settings.llm
-    settings = dataclasses.replace(s, model=model or s.model, base_url=base_url or s.base_url,
-                                   api_key=api_key or s.api_key)
+    settings = llm_settings(ctx.settings.llm, model, base_url, api_key)
     if not settings.model:
         raise InvalidInput(LLMSettings.HELP + " Or try `trulymem chat --model scripted` (no key).", field="model")
-    if settings.model == DEMO_MODEL:
-        llm: LLM = demo_llm()
-        # the demo model cannot extract facts: the rules store what the user states
+    if wanted(settings):  # the demo model cannot extract facts: the rules store what the user states
         extract = "rules" if extract in ("auto", "model") else extract
-    else:
-        llm = get_llm(settings)
+    llm = get_llm(settings)
     attrs = json_arg(persona, "persona") or None
     session = ctx.session or "chat-" + datetime.now(UTC).strftime("%Y%m%d")
     # Closing the agent finishes the work after the last reply (summaries, extraction).

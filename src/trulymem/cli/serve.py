@@ -11,10 +11,12 @@ from typing import Any
 import click
 
 from trulymem.cli.base import Ctx, common, err, fail, main, out
-from trulymem.config import ServerSettings
+from trulymem.cli.model import DEMO_SAID, llm_settings, model_options
+from trulymem.config import LLMSettings, ServerSettings
 from trulymem.errors import ConfigError
 from trulymem.extras import needs
 from trulymem.keys import any_active, create_key, list_keys, revoke_key
+from trulymem.llm.demo import wanted
 from trulymem.server.gcpolicy import DEFAULT_POLICY, ENV, apply_policy, parse_policy
 from trulymem.store import Store, open_store, shown
 from trulymem.tools import anthropic_tools, openai_tools
@@ -26,10 +28,20 @@ def _embedder(ctx: Ctx) -> Any:
     return None if ctx.settings.embedder == "none" else get_embedder(ctx.settings.embedder)
 
 
-def _llm(ctx: Ctx) -> Any:
+def _llm(settings: LLMSettings) -> Any:
     from trulymem.llm import get_llm
 
-    return get_llm(ctx.settings.llm) if ctx.settings.llm.model else None
+    return get_llm(settings) if settings.model else None
+
+
+def _model_line(settings: LLMSettings) -> str:
+    """What the Chat tab and add_memory infer will talk to, said once at start-up."""
+    if wanted(settings):
+        return f"chat model: {settings.model}, {DEMO_SAID} (--model NAME for a real one)"
+    if settings.model:
+        return f"chat model: {settings.model}" + (f" at {settings.base_url}" if settings.base_url else "")
+    return ("no chat model: the web app's Chat tab and add_memory infer are off; --model scripted for the demo "
+            "model (no API key) or --model NAME with TRULYMEM_LLM_API_KEY / --base-url for a real one")
 
 
 def _limit_options(fn: Any) -> Any:
@@ -57,6 +69,7 @@ def _limit_options(fn: Any) -> Any:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="TCP port.")
 @click.option("--require-keys", is_flag=True, help="Refuse requests without an API key even before any exists.")
+@model_options
 @_limit_options
 @click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
@@ -66,10 +79,11 @@ def _limit_options(fn: Any) -> Any:
                    "made; ':T0,T1,T2' sets thresholds (see the README).")
 @common
 def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, workers: int, gc_policy: str,
-          **given: float | None) -> None:
+          model: str | None, base_url: str | None, api_key: str | None, **given: float | None) -> None:
     """Serve the web app at /, the HTTP API (OpenAPI docs at /docs) and MCP over streamable HTTP at /mcp.
 
-    Without API keys, requests that name no user read and write --user (the default user)."""
+    Without API keys, requests that name no user read and write --user (the default user).
+    The chat model (--model) answers the web app's Chat tab and add_memory with infer."""
     try:
         from trulymem.server.connections import connection_limit, run
         from trulymem.server.http import LOCAL_HOSTS, create_app
@@ -78,6 +92,8 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
     policy = parse_policy(gc_policy)  # refused before anything starts
     overrides: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     limits = replace(ctx.settings.server, **overrides)
+    llm_config = llm_settings(ctx.settings.llm, model, base_url, api_key)
+    llm = _llm(llm_config)  # a bad model setting is refused before anything starts
     with open_store(ctx.settings.db) as store:
         keyed = any_active(store)
         if host not in LOCAL_HOSTS and not keyed:
@@ -90,13 +106,14 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
             with store.transaction():
                 store.ensure_user(ctx.settings.user, utcnow())
     if workers > 1:
-        _serve_workers(ctx, workers, host, port, limits, require_keys or keyed, not no_mcp, gc_policy)
+        _serve_workers(ctx, workers, host, port, limits, require_keys or keyed, not no_mcp, gc_policy, llm_config)
         return
-    app = create_app(ctx.settings.db, embedder=_embedder(ctx), llm=_llm(ctx), require_keys=require_keys or keyed,
+    app = create_app(ctx.settings.db, embedder=_embedder(ctx), llm=llm, require_keys=require_keys or keyed,
                      limits=limits, mcp=not no_mcp, default_user=ctx.settings.user)
     err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} (web app /, docs /docs, MCP /mcp"
               f"{', API keys required' if require_keys or keyed else f', no API keys: local use only, user {ctx.settings.user}'}"
               f"; at most {connection_limit(limits.max_connections)} connections)", markup=False)
+    err.print(_model_line(llm_config), markup=False)
     if said := apply_policy(policy):
         err.print(said, markup=False)
     try:
@@ -106,14 +123,15 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
 
 
 def _serve_workers(ctx: Ctx, workers: int, host: str, port: int, limits: ServerSettings, keyed: bool,
-                   mcp: bool, gc_policy: str) -> None:
+                   mcp: bool, gc_policy: str, llm: LLMSettings) -> None:
     from trulymem.server.workers import run_workers
 
     err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} with {workers} worker processes"
               f"{', API keys required' if keyed else f', no API keys: local use only, user {ctx.settings.user}'}",
               markup=False)
+    err.print(_model_line(llm), markup=False)
     try:
-        run_workers(workers, host, port, db=ctx.settings.db, embedder=ctx.settings.embedder, llm=ctx.settings.llm,
+        run_workers(workers, host, port, db=ctx.settings.db, embedder=ctx.settings.embedder, llm=llm,
                     limits=limits, require_keys=keyed, mcp=mcp, default_user=ctx.settings.user, gc_policy=gc_policy)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="port") from None
@@ -135,7 +153,7 @@ def mcp_command(ctx: Ctx) -> None:
     with ctx.mem() as mem:
         if not mem.user_exists():  # the user this server serves exists from the first call (a fresh database)
             mem.ensure_user()
-        llm = _llm(ctx)
+        llm = _llm(ctx.settings.llm)
 
         def make_ctx(_: Any) -> ToolContext:
             return ToolContext(store=mem.store, scope=mem.scope, now=utcnow(), embedder=mem.embedder, llm=llm)

@@ -7,8 +7,11 @@ result or error), then one ``done`` event with the reply and the turn's trace
 (what was recalled, which tools were called, what was written), or one ``error``
 event in the API's error shape. With ``"stream": false`` it is one JSON object
 ``{"reply", "trace"}``. The turn runs in a worker thread; the model is the server's
-(``TRULYMEM_LLM_MODEL`` …). Each request is a fresh agent: no history is carried
-between turns but the memory itself, as the runtime intends.
+(``trulymem serve --model``, ``TRULYMEM_LLM_MODEL`` …). Each request is a fresh agent: no
+history is carried between turns but the memory itself, as the runtime intends.
+
+``GET /v1/chat`` says, before any turn, whether the server has a model and whether it is the
+demo one, so the web app can tell how to start a server that chats.
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ from trulymem.server.errors import HTTPError
 from trulymem.tools import ToolContext
 
 MAX_MESSAGE = 8000
+NO_MODEL = ("This server has no chat model, so chat cannot answer. Restart it with `trulymem serve --model scripted` "
+            "for the built-in demo model (no API key; it only recalls and stores by rules), or with a real model: "
+            "`trulymem serve --model gpt-4o-mini --api-key sk-...`, or for Ollama `trulymem serve --base-url "
+            "http://localhost:11434/v1 --model qwen2.5` (or set TRULYMEM_LLM_MODEL, TRULYMEM_LLM_BASE_URL, "
+            "TRULYMEM_LLM_API_KEY).")
+DEMO = ("Demo model: it answers questions with the facts memory_recall finds and stores what you state by rules; "
+        "the memory is real, the wording canned. Start the server with --model NAME for a real model.")
 Context = Callable[[Request, str | None], ToolContext]
 
 
@@ -120,6 +130,14 @@ async def _events(run: Runner) -> AsyncIterator[bytes]:
 
 
 def mount(app: FastAPI, context: Context, llm: LLM | None) -> None:
+    from trulymem.llm.demo import is_demo
+
+    demo = is_demo(llm)
+
+    @app.get("/v1/chat", summary="Whether this server can chat: its model is set, or the demo one, or none")
+    async def chat_ready() -> dict[str, Any]:  # nobody's memory in it: answered before signing in
+        return {"ready": llm is not None, "demo": demo, "message": NO_MODEL if llm is None else DEMO if demo else None}
+
     @app.post("/v1/chat", summary="One chat turn with the memory agent; streamed as server-sent events")
     async def chat(request: Request, payload: dict[str, Any] = Body(...)) -> Any:  # noqa: B008
         message, session, stream = _check(payload)
@@ -127,8 +145,7 @@ def mount(app: FastAPI, context: Context, llm: LLM | None) -> None:
         ctx = context(request, user if isinstance(user, str) else None)
         if llm is None:
             # what this server is not set up for (501), unlike a config error met while serving (500)
-            raise HTTPError(501, "config_error", "no chat model configured for this server: set TRULYMEM_LLM_MODEL "
-                            "(and TRULYMEM_LLM_BASE_URL, TRULYMEM_LLM_API_KEY) before trulymem serve", field="llm")
+            raise HTTPError(501, "config_error", NO_MODEL, field="llm")
         if not stream:
             return await run_in_threadpool(_turn, ctx, llm, message, session, None)
 

@@ -1,6 +1,6 @@
 // The chat pane: one turn at a time through POST /v1/chat, the reply streamed in, then its trace.
 
-import { stream } from "./api.js";
+import { get, stream } from "./api.js";
 import { h } from "./dom.js";
 
 function trace(t) {
@@ -35,6 +35,20 @@ export class Chat {
     form.querySelector("textarea").addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); this.send(); }
     });
+    this.status();
+  }
+
+  // Before any turn: a server without a model says how to start one that chats (the form is off),
+  // the demo model says what it is.
+  async status() {
+    let s;
+    try { s = await get("/v1/chat"); } catch { return; } // an older server: a turn's error will say
+    if (!s.message) return;
+    // `commands` in the server's text are shown as code
+    const parts = s.message.split("`").map((t, i) => (i % 2 ? h("code", {}, t) : t));
+    const note = h("p", { id: "chat-status", class: s.ready ? "muted" : "notice" }, parts);
+    this.form.before(note);
+    if (!s.ready) for (const el of this.form.elements) el.disabled = true;
   }
 
   async send() {
