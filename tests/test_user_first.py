@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import Clock
 from trulymem import TrulyMem
 from trulymem.agent import Agent
-from trulymem.agent.speculation import speculation_reason
+from trulymem.text.speculation import speculation_reason
 from trulymem.llm import ScriptedLLM
 from trulymem.server.protocol import CHAIN_INTENT, PERSONA_INTENT
 from trulymem.store.base import FactQuery
