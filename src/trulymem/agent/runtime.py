@@ -20,11 +20,11 @@ from trulymem.agent.context import DEFAULT_IDENTITY, ContextBudget, Recalled, re
 from trulymem.agent.extract import Statement, rule_statements
 from trulymem.agent.post import PostTurn
 from trulymem.agent.record import TurnRecord, record_turn, write_statements, writing
-from trulymem.text.speculation import speculation_reason
 from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM, LLMResponse, Message, OnText, ToolCall
 from trulymem.model import TaskState, new_id
+from trulymem.text.speculation import speculation_reason
 from trulymem.text.tokenize import count_tokens
 from trulymem.tools import ToolResult, call_tool, get_tool
 from trulymem.tools.fields import MAX_MESSAGE

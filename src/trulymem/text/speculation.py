@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from trulymem.text.first_person import rule_statements
 from trulymem.text import name_key
+from trulymem.text.first_person import rule_statements
 from trulymem.text.statements import USER_WORDS, denies, hedged, negated_before, not_asserted, single_valued
 from trulymem.text.stopwords import STOPWORDS, content_terms
 from trulymem.text.tokenize import tokens
