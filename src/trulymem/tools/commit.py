@@ -360,7 +360,7 @@ def checked_against(triplets: list[TripletIn], said: str, user_id: str | None) -
 
 
 def _commit(ctx: ToolContext, inp: CommitInput) -> CommitResult:
-    triplets, warnings = inp.triplets, list[str]()
+    triplets, warnings = inp.triplets, []  # type: list[TripletIn], list[str]
     if inp.user_message is not None:
         triplets, warnings = checked_against(inp.triplets, inp.user_message, ctx.scope.user_id)
     done = commit_triplets(ctx, triplets, turn_id=inp.turn_id, message_ids=inp.message_ids)
