@@ -100,6 +100,10 @@ def test_without_a_message_nothing_changes_and_a_later_statement_makes_it_a_fact
     out = _commit(memory, user_message="I own a canoe, bought it last spring.",
                   triplets=[{"subject": "user", "relation": "owns", "object": "a canoe"}])
     assert out["reinforced"] and out["warnings"] == [] and _stored(memory, "a canoe") == [False]
+    # the Python API's commit takes it too
+    res = memory.commit([{"subject": "user", "relation": "owns", "object": "a sailboat"}],
+                        user_message="My cousin owns a sailboat.")
+    assert res.warnings == ["stored as speculation (the user's words are about someone else): user owns a sailboat"]
 
 
 @pytest.mark.parametrize(("value", "message"), [
