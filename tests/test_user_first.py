@@ -15,10 +15,10 @@ import pytest
 from tests.conftest import Clock
 from trulymem import TrulyMem
 from trulymem.agent import Agent
-from trulymem.agent.speculation import speculation_reason
 from trulymem.llm import ScriptedLLM
 from trulymem.server.protocol import CHAIN_INTENT, PERSONA_INTENT
 from trulymem.store.base import FactQuery
+from trulymem.text.speculation import speculation_reason
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "speculation_claims.json").read_text(encoding="utf-8"))
 TALK = ["I live in Oslo.", "I really enjoy bouldering.", "I work for Nordlys Games.",

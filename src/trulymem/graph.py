@@ -157,11 +157,14 @@ class TrulyMem:
 
     # --- the tools, typed -----------------------------------------------------
     def commit(self, triplets: list[dict[str, Any]], *, turn_id: str | None = None,
-               message_ids: list[str] | None = None, supersede: bool = True) -> CommitResult:
+               message_ids: list[str] | None = None, supersede: bool = True,
+               user_message: str | None = None) -> CommitResult:
         """Store triplets; with ``supersede`` (the default) a stated new value of a single-valued
-        relation (lives_in, birthday …) replaces the current one, which stays in history."""
+        relation (lives_in, birthday …) replaces the current one, which stays in history. With
+        ``user_message``, a fact about the user it does not state is stored as speculation
+        (``warnings`` says why)."""
         return self.run("memory_commit", _args(triplets=triplets, turn_id=turn_id, message_ids=message_ids,  # type: ignore[return-value]
-                                               supersede=supersede))
+                                               supersede=supersede, user_message=user_message))
 
     def recall(self, query_intent: str = "", *, depth: int = 2, seed_entities: list[str] | None = None,
                limit: int | None = None, time_range: dict[str, Any] | None = None, as_of: datetime | None = None,

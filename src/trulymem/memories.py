@@ -10,14 +10,15 @@ memories here.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from trulymem.errors import InvalidInput
-from trulymem.model import EdgeKind, Fact, Scope, triple_text
+from trulymem.model import EdgeKind, Fact, Scope
+from trulymem.recall.results import fact_text, shown_messages
 from trulymem.store.base import FactQuery, Store
 from trulymem.text import relation_key
 
@@ -73,14 +74,22 @@ def metadata_value(m: MemoryItem, key: str) -> Any:
     return m.metadata.get(key)
 
 
-def memory_text(f: Fact) -> str:
+def memory_text(f: Fact, shown: Mapping[str, str] | None = None) -> str:
+    """A memory's text: a free-text memory's own words, else ``subject relation object`` with
+    a message end shown by its words and time (``shown``: ``shown_messages``), never its id."""
     if relation_key(f.relation) == MEMORY_RELATION:
         return f.object or ""
-    return triple_text(f.subject or "", f.relation, f.object or "", f.speculation)
+    return fact_text(f, shown or {})
 
 
-def as_item(f: Fact) -> MemoryItem:
-    text = memory_text(f)
+def as_items(store: Store, scope: Scope, facts: list[Fact]) -> list[MemoryItem]:
+    """``as_item`` for each of ``facts``, their message ends read at once."""
+    shown = shown_messages(store, scope, [f for f in facts if relation_key(f.relation) != MEMORY_RELATION])
+    return [as_item(f, shown) for f in facts]
+
+
+def as_item(f: Fact, shown: Mapping[str, str] | None = None) -> MemoryItem:
+    text = memory_text(f, shown)
     return MemoryItem(
         id=f.id, memory=text, hash=hashlib.md5(text.encode()).hexdigest(), metadata=f.metadata, type=f.type,
         pinned=f.pinned, confidence=f.confidence, speculation=f.speculation, subject=f.subject or "",
@@ -111,7 +120,7 @@ def list_memories(store: Store, scope: Scope, *, page_size: int = 100, cursor: s
     out: list[MemoryItem] = []
     while len(out) < page_size:
         facts, cursor = store.list_facts(q, cursor, page_size - len(out))
-        out += [as_item(f) for f in facts if is_memory(f)]
+        out += as_items(store, scope, [f for f in facts if is_memory(f)])
         if cursor is None:
             break
     total = store.count_facts(q) - store.count_facts(FactQuery(scope=scope, kinds=[EdgeKind.FACT],

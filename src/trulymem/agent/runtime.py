@@ -20,13 +20,14 @@ from trulymem.agent.context import DEFAULT_IDENTITY, ContextBudget, Recalled, re
 from trulymem.agent.extract import Statement, rule_statements
 from trulymem.agent.post import PostTurn
 from trulymem.agent.record import TurnRecord, record_turn, write_statements, writing
-from trulymem.agent.speculation import speculation_reason
 from trulymem.errors import InvalidInput
 from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM, LLMResponse, Message, OnText, ToolCall
 from trulymem.model import TaskState, new_id
+from trulymem.text.speculation import speculation_reason
 from trulymem.text.tokenize import count_tokens
 from trulymem.tools import ToolResult, call_tool, get_tool
+from trulymem.tools.fields import MAX_MESSAGE
 from trulymem.tools.tasks import list_tasks
 
 # Tool families and how many calls of each a turn may make.
@@ -240,37 +241,24 @@ class Agent:
             return refuse(f"limit reached: at most {cap} {family} tool calls per turn; answer with what you have"), args
         if call.name == "context_rewrite" and len(batch) > 1:
             return refuse("call context_rewrite on its own, after the calls it summarizes"), args
+        run_args = args
         if call.name == "memory_commit":
-            args = self._mark_speculation(args, st.said, trace)
             args.setdefault("turn_id", trace.turn_id)
             args.setdefault("message_ids", [f"{trace.turn_id}:user"])
+            # what the model commits stands as stated only if the user said it (the tool's check),
+            # whatever message the model passed or marks it gave
+            run_args = {**args, "user_message": st.said[-MAX_MESSAGE:] if st.said.strip() else None}
         # What a rewrite would replace: the calls and results since [system, user], not its own call.
         replaced = count_tokens(json.dumps(st.messages[2:-1], ensure_ascii=False, default=str)) \
             if call.name == "context_rewrite" else None
-        result = call_tool(call.name, self.memory.context(list(st.since_rewrite), replaced), args)
+        result = call_tool(call.name, self.memory.context(list(st.since_rewrite), replaced), run_args)
+        if call.name == "memory_commit" and result.ok and result.result is not None:
+            trace.warnings += result.result.get("warnings") or []
         if call.name != "context_rewrite":
             st.since_rewrite.append(call.name)
         if result.ok and result.result is not None:
             self._note_write(call.name, args, result.result, trace)
         return result, args
-
-    def _mark_speculation(self, args: dict[str, Any], said: str, trace: TurnTrace) -> dict[str, Any]:
-        """What the model commits stands as stated only if the user said it (with the same
-        polarity) and its words do not hedge; anything else is stored as speculation, even
-        when the model said otherwise."""
-        triplets = args.get("triplets")
-        if not isinstance(triplets, list):
-            return args
-        marked = []
-        for t in triplets:
-            if isinstance(t, dict) and t.get("speculation") is not True and isinstance(t.get("subject"), str) \
-                    and isinstance(t.get("relation"), str) and isinstance(t.get("object"), str):
-                why = speculation_reason(t["subject"], t["relation"], t["object"], said, self.memory.scope.user_id)
-                if why:
-                    t = {**t, "speculation": True}
-                    trace.warnings.append(f"stored as speculation ({why}): {t['subject']} {t['relation']} {t['object']}")
-            marked.append(t)
-        return {**args, "triplets": marked}
 
     def _checked(self, said: str, s: Statement) -> Statement:
         """A model-extracted statement, marked as a guess unless the user said it."""

@@ -231,13 +231,16 @@ def history(ctx: Ctx, subject: str, relation: str | None) -> None:
         if value is not None and not value.strip():
             raise InvalidInput("must not be empty", field=name)
     from trulymem.model import to_json
+    from trulymem.recall.results import fact_text, shown_messages
 
     with ctx.mem() as mem:
         facts = mem.history(subject, relation)
+        with mem.store.transaction(write=False):
+            shown = shown_messages(mem.store, mem.scope, facts)  # a message by its words, not its id
     data = [to_json(f) for f in facts]
 
     def human() -> None:
         for f in facts:
             status = "valid" if f.is_valid else f"invalid since {f.invalid_at:%Y-%m-%d %H:%M:%S}"
-            out.print(f"{f.created_at:%Y-%m-%d %H:%M:%S}  {f.render()}  ({status})")
+            out.print(f"{f.created_at:%Y-%m-%d %H:%M:%S}  {fact_text(f, shown)}  ({status})")
     emit(ctx, data, human)

@@ -31,7 +31,7 @@ from trulymem.errors import InvalidInput, NotFound
 from trulymem.filters import Env, check_filter, compile_filter, scope_of, users_of
 from trulymem.llm.base import LLM, json_reply
 from trulymem.mem0.ids import Retirement, chain, first_versions, newest, public_id, retirement, stored_ids
-from trulymem.memories import MEMORY_RELATION, MemoryItem, as_item, is_memory, iter_memories, shown_metadata
+from trulymem.memories import MEMORY_RELATION, MemoryItem, as_items, is_memory, iter_memories, shown_metadata
 from trulymem.model import MAX_TEXT, Fact, Scope, to_json
 from trulymem.recall import RecallQuery, recall
 from trulymem.store.base import FactQuery, NodeQuery
@@ -262,7 +262,7 @@ def owner(ctx: ToolContext, memory_id: str) -> Scope:
 
 def get(ctx: ToolContext, memory_id: str, scope: Scope) -> dict[str, Any]:
     with ctx.store.transaction(write=False):
-        return item_dicts(ctx, [as_item(_fact(ctx, memory_id, scope))])[0]
+        return item_dicts(ctx, as_items(ctx.store, scope, [_fact(ctx, memory_id, scope)]))[0]
 
 
 def _env(ctx: ToolContext, wildcard_any: bool) -> Env:
@@ -343,13 +343,13 @@ def _search_user(ctx: ToolContext, scope: Scope, query: str, test: Any, top_k: i
         ids = [f.id for f in res.facts]
         facts = {f.id: f for f in ctx.store.facts(FactQuery(scope=scope.user_wide(), ids=ids))}
         budget.check("searching memories")
+        items = {m.id: m for m in as_items(ctx.store, scope, [f for f in facts.values() if is_memory(f)])}
         top = max((f.score for f in res.facts), default=1.0) or 1.0
         found: list[tuple[float, MemoryItem]] = []
         for rf in res.facts:
-            f = facts.get(rf.id)
-            if f is None or not is_memory(f):
+            item = items.get(rf.id)
+            if item is None:
                 continue
-            item = as_item(f)
             score = rf.score / top
             if test(item) and (threshold is None or score >= threshold):
                 found.append((score, item))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from trulymem.model import Fact, Node, NodeType, triple_text
+from trulymem.model import Fact, Node, NodeType, Scope, triple_text
+from trulymem.store.base import NodeQuery, Store
 
 _M = TypeVar("_M", bound=BaseModel)
 _set = object.__setattr__
@@ -94,6 +95,25 @@ def message_text(node: Node) -> str:
     said = said if len(said) <= 80 else said[:79].rstrip() + "…"
     at = str(node.metadata.get("time") or node.created_at.isoformat())[:16].replace("T", " ")
     return f"“{said}” ({at})"
+
+
+def shown_messages(store: Store, scope: Scope, facts: Iterable[Fact]) -> dict[str, str]:
+    """Node id -> ``message_text`` for each message (episode) that ``facts`` touch: what a
+    fact's text shows in place of the message's id. One read of the ends' types, one of the
+    messages among them."""
+    ends = list({i for f in facts for i in (f.subject_id, f.object_id)})
+    seen = scope.user_wide()
+    episodes = [i for i, t in store.node_types(seen, ends).items() if t == NodeType.EPISODE] if ends else []
+    if not episodes:
+        return {}
+    return {n.id: message_text(n) for n in store.nodes(NodeQuery(scope=seen, ids=episodes))}
+
+
+def fact_text(f: Fact, shown: Mapping[str, str]) -> str:
+    """``subject relation object`` with each message end shown by its words and time
+    (``shown``, from ``shown_messages``)."""
+    return triple_text(shown.get(f.subject_id) or f.subject or "", f.relation, shown.get(f.object_id) or f.object or "",
+                       f.speculation)
 
 
 def recalled_facts(facts: list[Fact], score: Mapping[str, float], hop: Mapping[str, int],

@@ -27,7 +27,9 @@ again, with the topic's words, whenever the user says "just now", "before", "las
 time", 刚才, 之前, 上次 or means "that thing".
 3. Answer from what you recalled. Store what the user states — preferences ("I like \
 rock"), what they work on, their plans, where they are — with memory_commit \
-(subject "user"); anything you only infer gets speculation=true — and so does anything \
+(subject "user"), passing the user's message, word for word, as user_message: a fact \
+about the user that the message does not state is then stored as speculation and the \
+result warns why. Anything you only infer gets speculation=true — and so does anything \
 the user asked about ("Do you like jazz?"), said of someone else ("My brother likes \
 jazz") or only supposed ("If I move to Paris…"). A new value of a \
 single-valued relation (lives_in, works_at …) replaces the old one, which stays in \

@@ -16,12 +16,14 @@ from trulymem.errors import InvalidInput
 from trulymem.model import MAX_NAME, MAX_RELATION, MAX_TEXT, EdgeKind, Fact, NodeType, Scope, UTCDatetime, new_ids
 from trulymem.store.base import FactQuery, NodeSpec, Store, replaces
 from trulymem.text import name_key, relation_key
+from trulymem.text.speculation import speculation_reason, speculation_warning
 from trulymem.text.statements import preference, preference_keys, single_valued, slot_keys
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register
 from trulymem.tools.fields import (
     MAX_TRIPLETS,
     Confidence,
     Label,
+    Message,
     Metadata,
     Name,
     NodeTypeName,
@@ -144,6 +146,10 @@ class CommitInput(ToolInput):
     message_ids: list[Label] = Field(default_factory=list, max_length=100, description="Provenance: message ids.")
     supersede: bool = Field(True, description="A stated new value of a single-valued relation (lives_in, works_at, "
                                               "birthday, favorite_* …) replaces the current one, which stays in history.")
+    user_message: Message | None = Field(None, description=(
+        "The user's message these facts come from. A fact about the user that it does not state with the same "
+        "polarity (a question, someone else, a condition, the opposite) is stored with speculation=true, and the "
+        "result warns why."))
 
     @model_validator(mode="after")
     def _no_forged_structure(self) -> CommitInput:
@@ -172,6 +178,7 @@ class CommitResult(BaseModel):
     reinforced: list[str]
     facts: list[CommittedFact]
     superseded: list[str] = Field(default_factory=list, description="Earlier values these facts replaced.")
+    warnings: list[str] = Field(default_factory=list, description="Facts stored as speculation, and why.")
 
 
 def check_relation(relation: str, field: str) -> None:
@@ -337,8 +344,26 @@ def _reinforce(fact: Fact, t: Triplet, now: datetime, kind: EdgeKind | None) -> 
     )
 
 
+def checked_against(triplets: list[TripletIn], said: str, user_id: str | None) -> tuple[list[TripletIn], list[str]]:
+    """``triplets`` with each claim that ``said`` (the user's message) does not state — about
+    the user, or hedged — marked speculation, and a warning for each one marked; a triplet
+    already marked stays as it is."""
+    out: list[TripletIn] = []
+    warnings: list[str] = []
+    for t in triplets:
+        why = None if t.speculation else speculation_reason(t.subject, t.relation, t.object, said, user_id)
+        if why:
+            t = t.model_copy(update={"speculation": True})
+            warnings.append(speculation_warning(why, t.subject, t.relation, t.object))
+        out.append(t)
+    return out, warnings
+
+
 def _commit(ctx: ToolContext, inp: CommitInput) -> CommitResult:
-    done = commit_triplets(ctx, inp.triplets, turn_id=inp.turn_id, message_ids=inp.message_ids)
+    triplets, warnings = inp.triplets, []  # type: list[TripletIn], list[str]
+    if inp.user_message is not None:
+        triplets, warnings = checked_against(inp.triplets, inp.user_message, ctx.scope.user_id)
+    done = commit_triplets(ctx, triplets, turn_id=inp.turn_id, message_ids=inp.message_ids)
     superseded = supersede_single_valued(ctx, [f for f, st in done if st == "created"]) if inp.supersede else []
     facts: dict[str, dict[str, Any]] = {}
     for fact, status in done:
@@ -351,6 +376,7 @@ def _commit(ctx: ToolContext, inp: CommitInput) -> CommitResult:
         "reinforced": [f["id"] for f in rows if f["status"] == "reinforced"],
         "facts": rows,
         "superseded": superseded,
+        "warnings": warnings,
     })
 
 
@@ -359,7 +385,9 @@ memory_commit = register(
         name="memory_commit",
         description=(
             "Store facts as (subject) -[relation]-> (object) triplets. Write what the user states; "
-            "anything you only infer must have speculation=true. Committing a known fact again reinforces it."
+            "anything you only infer must have speculation=true. Pass the user's message as user_message: a fact "
+            "about the user it does not state is then stored as speculation. Committing a known fact again "
+            "reinforces it."
         ),
         input_model=CommitInput,
         run=_commit,

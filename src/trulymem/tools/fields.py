@@ -14,6 +14,7 @@ from trulymem.text import name_key
 MAX_LABEL = 64
 MAX_METADATA_BYTES = 16_384
 MAX_TRIPLETS = 5000
+MAX_MESSAGE = 32_000  # a user's message (a pasted page included), read whole by memory_commit's check
 
 def _visible(value: str) -> str:
     if not name_key(value):
@@ -23,6 +24,8 @@ def _visible(value: str) -> str:
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME), AfterValidator(_visible)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT), AfterValidator(_visible)]
+Message = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_MESSAGE),
+                    AfterValidator(_visible)]
 # A search query: text to match, as long as a memory may be (see trulymem.limits).
 Query = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=LIMITS.search_query_chars),
                   AfterValidator(_visible)]

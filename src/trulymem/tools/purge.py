@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from trulymem import budget
 from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind
+from trulymem.recall.results import fact_text, shown_messages
 from trulymem.store.base import FactQuery
 from trulymem.text import name_key, relation_key
 from trulymem.tools.base import InputPart, Tool, ToolContext, ToolInput, register, require_user
@@ -126,10 +127,11 @@ def _purge(ctx: ToolContext, inp: PurgeInput) -> PurgeResult:
     budget.check("matching facts to purge")  # the last point at which stopping writes nothing
     if len(facts) > MAX_PURGE:
         raise InvalidInput(f"matches more than {MAX_PURGE} facts; narrow the criteria", field="criteria")
+    shown = shown_messages(store, scope, facts)  # a message end by its words, not its id
     result = PurgeResult(
         mode=inp.mode,
         dry_run=inp.dry_run,
-        matched=[PurgedFact(id=f.id, text=f.render(), valid=f.is_valid) for f in facts],
+        matched=[PurgedFact(id=f.id, text=fact_text(f, shown), valid=f.is_valid) for f in facts],
     )
     if not facts:
         return result

@@ -17,6 +17,7 @@ from typing import Any
 
 from trulymem.errors import InvalidInput, NotFound
 from trulymem.model import Fact, Node, NodeType, Scope
+from trulymem.recall.results import fact_text, message_text, shown_messages
 from trulymem.store.base import FactQuery, NodeQuery, Store
 from trulymem.text import name_key
 
@@ -43,7 +44,11 @@ def fact_json(f: Fact) -> dict[str, Any]:
 
 
 def node_json(n: Node, degree: int = 0) -> dict[str, Any]:
-    return {"id": n.id, "name": n.name, "type": n.type, "degree": degree}
+    """A node as the graph and the panel show it; a message has a ``label``: its words and time, not its id."""
+    out: dict[str, Any] = {"id": n.id, "name": n.name, "type": n.type, "degree": degree}
+    if n.type == NodeType.EPISODE:  # only there: a graph of 10k nodes loads at once
+        out["label"] = message_text(n)
+    return out
 
 
 def graph_view(store: Store, scope: Scope, *, as_of: datetime | None = None,
@@ -137,10 +142,12 @@ def node_view(store: Store, scope: Scope, node_id: str, *, as_of: datetime | Non
         valid_then = {f.id for f in store.facts(FactQuery(scope=scope.user_wide(), node_ids=[node_id],
                                                           as_of=as_of, limit=2000))} if as_of else None
         messages = _messages(store, scope, {m for f in every for m in f.message_ids})
+        shown = shown_messages(store, scope, every)
     current: list[dict[str, Any]] = []
     history: list[dict[str, Any]] = []
     for f in sorted(every, key=lambda f: f.created_at, reverse=True):
-        item = {**fact_json(f), "provenance": _provenance(f, messages)}
+        item = {**fact_json(f), "provenance": _provenance(f, messages), "text": fact_text(f, shown),
+                "subject_label": shown.get(f.subject_id) or f.subject, "object_label": shown.get(f.object_id) or f.object}
         if valid_then is not None:
             item["valid_then"] = f.id in valid_then
         (current if f.is_valid else history).append(item)
@@ -156,12 +163,12 @@ def _provenance(f: Fact, messages: dict[str, str]) -> dict[str, Any]:
 
 
 def _messages(store: Store, scope: Scope, ids: Iterable[str]) -> dict[str, str]:
-    """Message id -> what was said, from the conversation's episodes (an episode's name is its message id)."""
+    """Message id -> what was said and when, from the conversation's episodes (an episode's name is its message id)."""
     keys = {name_key(i): i for i in ids}
     if not keys:
         return {}
     found = store.nodes(NodeQuery(scope=scope.user_wide(), keys=list(keys), types=[NodeType.EPISODE.value]))
-    return {keys[n.key]: n.summary or n.name for n in found if n.key in keys}
+    return {keys[n.key]: message_text(n) for n in found if n.key in keys}
 
 
 def fact_versions(store: Store, scope: Scope, fact_id: str) -> list[dict[str, Any]]:

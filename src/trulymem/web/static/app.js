@@ -136,7 +136,7 @@ async function search() {
   const list = $("results");
   list.replaceChildren(...res.facts.map((f) => h("li", {},
     h("button", { type: "button", class: "result", onclick: () => openNode(f.subject_id) },
-      `${f.subject} `, h("strong", {}, f.relation), ` ${f.object}`),
+      f.text || `${f.subject} ${f.relation} ${f.object}`),
     h("span", { class: "why" }, `why: ${f.why.join(", ")}`))));
   const nodes = res.nodes.filter((n) => n.hop === 0).map((n) => n.id);
   const direct = res.facts.filter((f) => f.why.some((w) => !w.startsWith("hop"))).map((f) => f.id);

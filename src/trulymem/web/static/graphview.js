@@ -93,7 +93,7 @@ function elements(data) {
   const hubs = new Set([...data.nodes].sort((a, b) => b.degree - a.degree).slice(0, 150).map((n) => n.id));
   const els = [];
   for (const n of data.nodes) {
-    els.push({ group: "nodes", data: { id: n.id, label: n.name, type: n.type, hub: hubs.has(n.id),
+    els.push({ group: "nodes", data: { id: n.id, label: n.label || n.name, type: n.type, hub: hubs.has(n.id),
                                        size: 10 + Math.min(20, 3 * Math.sqrt(n.degree || 1)) },
                position: pos ? pos.get(n.id) : undefined });
   }

@@ -56,7 +56,7 @@ export class Panel {
 
   render(d) {
     const n = d.node;
-    const title = h("h2", { id: "node-title", tabindex: "-1" }, n.name);
+    const title = h("h2", { id: "node-title", tabindex: "-1" }, n.label || n.name);
     const every = [...d.facts, ...d.history];
     // with the time slider in the past: the facts valid then, and the rest as history
     const then = every.some((f) => f.valid_then !== undefined);
@@ -80,15 +80,15 @@ export class Panel {
 
   pastItem(f) {
     return h("li", { class: "past" },
-      h("span", { class: "fact-text" }, `${f.subject} ${f.relation} ${f.object}`),
+      h("span", { class: "fact-text" }, f.text || `${f.subject} ${f.relation} ${f.object}`),
       f.valid ? h("span", { class: "muted" }, " — current now")
               : h("span", { class: "muted" }, f.superseded_by ? ` — replaced ${when(f.invalid_at)}` : ` — forgotten ${when(f.invalid_at)}`),
       provenance(f));
   }
 
   factItem(f, here) {
-    const other = f.source === here ? { id: f.target, name: f.object } : { id: f.source, name: f.subject };
-    const text = h("span", { class: "fact-text" }, `${f.subject} `, h("strong", {}, f.relation), ` ${f.object}`);
+    const other = f.source === here ? { id: f.target, name: f.object_label || f.object } : { id: f.source, name: f.subject_label || f.subject };
+    const text = h("span", { class: "fact-text" }, `${f.subject_label || f.subject} `, h("strong", {}, f.relation), ` ${f.object_label || f.object}`);
     const li = h("li", { class: "fact", dataset: { factId: f.id } }, text, badges(f));
     const plain = f.kind === "FACT";
     const structural = f.kind === "NEXT_TASK" || f.kind === "HAS_STATE";

@@ -1,5 +1,6 @@
-"""Stated or guessed? The runtime's check on every fact the model commits and every
-fact a model extracts: a claim about the user that the user did not say — or said
+"""Stated or guessed? The check on every fact a model commits with the user's message
+beside it (the Agent's turns, ``memory_commit``'s ``user_message``) and every fact a
+model extracts: a claim about the user that the user did not say — or said
 the opposite of ("I don't like rock" stored as ``likes rock``) — is speculation,
 and so is any claim whose own words hedge ("probably_plays"), whatever its subject.
 """
@@ -8,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from trulymem.agent.extract import rule_statements
 from trulymem.text import name_key
+from trulymem.text.first_person import rule_statements
 from trulymem.text.statements import USER_WORDS, denies, hedged, negated_before, not_asserted, single_valued
 from trulymem.text.stopwords import STOPWORDS, content_terms
 from trulymem.text.tokenize import tokens
@@ -77,6 +78,11 @@ def speculation_reason(subject: str, relation: str, obj: str, said: str, user_id
             # would replace a stated value of the slot
             return "the user did not say this about it"
     return None
+
+
+def speculation_warning(why: str, subject: str, relation: str, obj: str) -> str:
+    """The warning that a claim was stored as speculation, and why (``speculation_reason``)."""
+    return f"stored as speculation ({why}): {subject} {relation} {obj}"
 
 
 def _slot_supported(said: str, relation: str, obj: str) -> bool:
