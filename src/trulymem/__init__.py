@@ -13,6 +13,7 @@ from trulymem.errors import (
     BudgetExceeded,
     ConfigError,
     Conflict,
+    Forbidden,
     InvalidInput,
     LLMError,
     NotFound,
@@ -41,7 +42,7 @@ _LAZY = {
 
 __all__ = [
     "AsyncMemory", "BudgetExceeded", "LLMError", "Memory",
-    "ConfigError", "Conflict", "EdgeKind", "Fact", "InvalidInput", "Node", "NodeType", "NotFound",
+    "ConfigError", "Conflict", "EdgeKind", "Fact", "Forbidden", "InvalidInput", "Node", "NodeType", "NotFound",
     "RecallConfig", "RecallResult", "SQLiteStore", "SchemaError", "Scope", "Settings", "Store", "StoreError",
     "TaskState", "ToolResult", "TrulyMem", "TrulyMemError", "anthropic_tools", "openai_tools", "__version__",
 ]

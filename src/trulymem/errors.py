@@ -4,6 +4,7 @@
      ├── InvalidInput (ValueError)   bad input; ``field`` names what is wrong
      ├── NotFound (KeyError)         a user, task, fact or node that does not exist
      ├── Conflict                    the request contradicts stored state (e.g. task exists)
+     ├── Forbidden (PermissionError) outside the caller's scope (a user-scoped call naming another user)
      ├── ConfigError                 settings or config file cannot be used
      ├── LLMError                    the language model endpoint failed or refused
      ├── BudgetExceeded              a request's time budget ran out before it changed anything
@@ -47,6 +48,13 @@ class NotFound(TrulyMemError, KeyError):
 
 class Conflict(TrulyMemError):
     code = "conflict"
+
+
+class Forbidden(TrulyMemError, PermissionError):
+    """A call reaching outside its caller's scope: a memory opened for one user naming another.
+    Nothing is read or changed; only an admin scope (``Scope.everyone()``, an admin key) names users."""
+
+    code = "forbidden"
 
 
 class ConfigError(TrulyMemError):

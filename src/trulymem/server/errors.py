@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from trulymem.errors import TrulyMemError
 
-STATUS = {"invalid_input": 422, "not_found": 404, "conflict": 409, "llm_error": 502, "config_error": 500,
+STATUS = {"invalid_input": 422, "not_found": 404, "conflict": 409, "forbidden": 403, "llm_error": 502, "config_error": 500,
           "store_error": 500, "schema_error": 500, "budget_exceeded": 503}
 # what Starlette's own HTTP errors (routing, FastAPI's fallbacks) are called in the error shape
 _TYPES = {400: "invalid_input", 404: "not_found", 405: "method_not_allowed", 413: "too_large",

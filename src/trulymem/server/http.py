@@ -47,6 +47,7 @@ from trulymem.server.limits import RateLimiter, RequestLimits
 from trulymem.server.platform import read_query
 from trulymem.store import open_store
 from trulymem.tools import REGISTRY, ToolContext, call_tool, get_tool, run_tool
+from trulymem.tools.base import names_other_user
 from trulymem.web import routes as web
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -112,7 +113,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
 
         def mcp_ctx(request: Any) -> ToolContext:
             principal = _principal(request.headers.get("authorization") if request is not None else None)
-            return ToolContext(store=store, scope=scope_of_principal(principal, None), now=utcnow(), embedder=embedder, llm=llm)
+            return ToolContext(store=store, scope=scope_of_principal(principal, None), now=utcnow(), embedder=embedder,
+                               llm=llm, admin=principal.admin)
 
         mcp_manager = StreamableHTTPSessionManager(app=build_server(mcp_ctx, check=_mcp_check), stateless=True,
                                                    json_response=True)
@@ -142,7 +144,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         if user_id is not None and args.get("user_id") not in (None, user_id):
             raise InvalidInput("?user_id= and the body name different users", field="user_id")
         return ToolContext(store=store, scope=scope_of_principal(principal, user_id or args.get("user_id")),
-                           now=utcnow(), embedder=embedder, llm=llm)
+                           now=utcnow(), embedder=embedder, llm=llm, admin=principal.admin)
 
     def run(request: Request, tool: str, args: dict[str, Any], user_id: str | None = None) -> Any:
         res = call_tool(tool, tool_context(request, tool, args, user_id), args)
@@ -166,7 +168,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         principal = principal_of(request)
         _bind(principal, {}, user_id)
         return ToolContext(store=store, scope=scope_of_principal(principal, user_id), now=utcnow(), embedder=embedder,
-                           llm=llm)
+                           llm=llm, admin=principal.admin)
 
     def body_schema(tool: str) -> dict[str, Any]:
         return {"requestBody": {"required": True, "content": {"application/json": {
@@ -325,21 +327,8 @@ def _bind(principal: Principal, args: dict[str, Any], user_id: str | None = None
     named = {user_id, args.get("user_id"), scope_of(args.get("filters")).get("user_id")} - {None}
     if named - {principal.user_id}:
         raise NotFound("no such user", field="user_id")
-    if _mentions_user(args.get("filters"), principal.user_id):
+    if names_other_user(args.get("filters"), principal.user_id):
         raise NotFound("no such user", field="user_id")
-
-
-def _mentions_user(filters: Any, allowed: str) -> bool:
-    """Any ``user_id`` condition in the filters other than the key's own user."""
-    if isinstance(filters, dict):
-        for k, v in filters.items():
-            if k == "user_id" and v != allowed and not (isinstance(v, dict) and v.get("eq") == allowed):
-                return True
-            if _mentions_user(v, allowed):
-                return True
-    if isinstance(filters, list):
-        return any(_mentions_user(v, allowed) for v in filters)
-    return False
 
 
 def _scope(principal: Principal, user_id: str | None, *, default_user: str) -> Scope:

@@ -78,11 +78,13 @@ class DreamInput(_Scoped):
 
 
 def _scope(ctx: ToolContext, inp: _Scoped, run_id: str | None = None) -> Scope:
+    ctx.check_user(inp.user_id)
     return mem0_ops.scope_for(ctx.scope, inp.user_id, inp.agent_id, inp.app_id, run_id)
 
 
 def _filtered(ctx: ToolContext, inp: SearchMemoriesInput | GetMemoriesInput | DeleteAllInput) -> Scope:
     """The arguments' ids, else the filters', else the server's defaults (never both, differing)."""
+    ctx.check_user(inp.user_id, inp.filters)
     return mem0_ops.filtered_scope(ctx.scope, inp.filters, inp.user_id, inp.agent_id, inp.app_id)
 
 
@@ -105,6 +107,7 @@ def _get_all(ctx: ToolContext, inp: GetMemoriesInput) -> Result:
 
 
 def _owner(ctx: ToolContext, inp: MemoryIdInput) -> Scope:
+    ctx.check_user(inp.user_id)
     return mem0_ops.scope_for(ctx.scope, inp.user_id)
 
 
