@@ -159,6 +159,8 @@ for _tool in (
          _history, writes=False),
     Tool("memory_dream", "Consolidate memories: report merges, contradictions, pairs for a person to review and "
          "stale ones (dry_run), or apply the merges and prunes, leaving conflicts and pairs to review (auto).",
-         DreamInput, _dream, destructive=True),
+         # its own short transactions (trulymem.dream.run_dream): the analysis holds no lock, the
+         # apply writes in steps, so other users' readers and writers never wait for a whole dream
+         DreamInput, _dream, destructive=True, own_transaction=True),
 ):
     register(_tool)
