@@ -44,17 +44,21 @@ class InputPart(BaseModel):
 
 class ToolInput(InputPart):
     """A tool's whole input; its text, nested parts included, must be valid Unicode
-    (a lone surrogate can be neither stored nor searched)."""
+    (a lone surrogate can be neither stored nor searched) without NUL characters."""
 
     @model_validator(mode="before")
     @classmethod
     def _valid_unicode(cls, data: Any) -> Any:
         try:  # one C-speed pass for the common case; walk only to name the bad field
-            json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+            text = json.dumps(data, ensure_ascii=False, default=str)
+            text.encode("utf-8")
         except UnicodeEncodeError:
             check_unicode(data, [])
         except (TypeError, ValueError, RecursionError):
             pass  # not JSON-shaped: the field validators report it
+        else:
+            if "\\u0000" in text:  # JSON's spelling of a NUL (trulymem.store.nul)
+                check_unicode(data, [])
         return data
 
 

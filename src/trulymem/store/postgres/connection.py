@@ -18,8 +18,9 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from trulymem.errors import ConfigError, Conflict, StoreError
+from trulymem.errors import ConfigError, Conflict, InvalidInput, StoreError
 from trulymem.model import Scope
+from trulymem.store.nul import MESSAGE
 from trulymem.store.postgres.rows import DIALECT
 from trulymem.store.queries import SQLReads
 
@@ -227,6 +228,10 @@ class PostgresBase(SQLReads):
         self._pool.close()
 
     def _translate(self, exc: Exception, prefix: str = "") -> Exception:
+        # a NUL in a parameter: refused by the client (text) or the server (0x00 in UTF8), as SQLite's
+        # store refuses it (trulymem.store.nul)
+        if isinstance(exc, self._psycopg.DataError) and ("NUL" in str(exc) or "0x00" in str(exc)):
+            return InvalidInput(MESSAGE)
         if isinstance(exc, self._psycopg.IntegrityError):
             return Conflict(f"{prefix}database constraint failed: {str(exc).splitlines()[0]}")
         return StoreError(f"{prefix}{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from trulymem.errors import Conflict, StoreError
+from trulymem.store.nul import refuse_nul, refuse_nul_rows
 from trulymem.store.queries import SQLReads
 from trulymem.store.schema import migrate
 from trulymem.store.sqlite.rows import DIALECT, chunks, marks, ts
@@ -125,6 +126,7 @@ class SQLiteBase(SQLReads):
         self._conn.close()
 
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        refuse_nul(params)  # as PostgreSQL does: one behaviour on every backend
         try:
             rows: list[tuple[Any, ...]] = self._conn.execute(sql, params).fetchall()
             return rows
@@ -134,6 +136,7 @@ class SQLiteBase(SQLReads):
             raise StoreError(str(exc)) from exc
 
     def _many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        refuse_nul_rows(rows)
         try:
             self._conn.executemany(sql, rows)
         except sqlite3.IntegrityError as exc:
