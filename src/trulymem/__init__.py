@@ -18,6 +18,7 @@ from trulymem.errors import (
     LLMError,
     NotFound,
     SchemaError,
+    StoreBusy,
     StoreError,
     TrulyMemError,
 )
@@ -43,7 +44,7 @@ _LAZY = {
 __all__ = [
     "AsyncMemory", "BudgetExceeded", "LLMError", "Memory",
     "ConfigError", "Conflict", "EdgeKind", "Fact", "Forbidden", "InvalidInput", "Node", "NodeType", "NotFound",
-    "RecallConfig", "RecallResult", "SQLiteStore", "SchemaError", "Scope", "Settings", "Store", "StoreError",
+    "RecallConfig", "RecallResult", "SQLiteStore", "SchemaError", "Scope", "Settings", "Store", "StoreBusy", "StoreError",
     "TaskState", "ToolResult", "TrulyMem", "TrulyMemError", "anthropic_tools", "openai_tools", "__version__",
 ]
 

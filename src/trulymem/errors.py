@@ -9,6 +9,7 @@
      ├── LLMError                    the language model endpoint failed or refused
      ├── BudgetExceeded              a request's time budget ran out before it changed anything
      └── StoreError                  the storage backend failed
+          ├── StoreBusy              a lock or connection was not free in time: retry shortly
           └── SchemaError            the database schema is newer or broken
 
 The typed Python methods raise these; ``TrulyMem.call`` / ``call_tool`` turn
@@ -77,6 +78,13 @@ class BudgetExceeded(TrulyMemError):
 
 class StoreError(TrulyMemError):
     code = "store_error"
+
+
+class StoreBusy(StoreError):
+    """The database stayed locked by another writer (SQLite's busy timeout, PostgreSQL's lock
+    timeout) or had no free connection: nothing was changed, and the same call can be retried."""
+
+    code = "store_busy"
 
 
 class SchemaError(StoreError):
