@@ -51,6 +51,7 @@ from trulymem.tools.base import names_other_user
 from trulymem.web import routes as web
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+API_PATHS = ("/v1/", "/v2/", "/v3/", "/mcp")  # what needs a key on a keyed server
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,17 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     errors.install(app)
 
     def principal_of(request: Request) -> Principal:
-        return _principal(request.headers.get("authorization"))
+        known = request.scope.get("state", {}).get("principal")  # see authenticate
+        return known if isinstance(known, Principal) else _principal(request.headers.get("authorization"))
+
+    async def authenticate(scope: ASGIScope) -> None:
+        """The API's key check, first of all (``RequestLimits``): an unauthenticated request gets
+        401 whatever else is wrong with it. The principal is kept for the route."""
+        if not str(scope.get("path", "")).startswith(API_PATHS):
+            return  # the web page, its assets and the docs hold no data
+        header = dict(scope.get("headers") or []).get(b"authorization")
+        principal = await run_in_threadpool(_principal, header.decode("latin-1") if header else None)
+        scope.setdefault("state", {})["principal"] = principal
 
     def tool_context(request: Request, tool: str, args: dict[str, Any], user_id: str | None) -> ToolContext:
         budget.check()  # a request that waited out its budget for a worker thread does nothing
@@ -313,7 +324,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         app.mount("/mcp", mcp_asgi)
 
     app.add_middleware(RequestLimits, max_body=limits.max_body, budget=limits.request_budget,
-                       limiter=RateLimiter(limits.rate_limit, limits.burst), keyless=not require_keys, fast=fast)
+                       limiter=RateLimiter(limits.rate_limit, limits.burst), keyless=not require_keys, fast=fast,
+                       authenticate=authenticate)
     return app
 
 
