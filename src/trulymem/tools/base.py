@@ -89,9 +89,9 @@ class ToolContext:
         own = self.scope.user_id
         if self.names_users or own is None:
             return
-        if user_id not in (None, own) or names_other_user(filters, own):
-            raise Forbidden(f"this memory is scoped to user {own!r}; it cannot name another user",
-                            field="user_id")
+        named = "user_id" if user_id not in (None, own) else "filters.user_id" if names_other_user(filters, own) else None
+        if named is not None:
+            raise Forbidden(f"this memory is scoped to user {own!r}; it cannot name another user", field=named)
 
     def within(self, scope: Scope) -> ToolContext:
         """The same call (store, time, embedder, model) seen from another scope."""

@@ -40,7 +40,10 @@ class AddMemoryInput(_Scoped):
     text: Text | None = Field(None, description="Or one memory text.")
     run_id: Label | None = Field(None, description="Session / run the memory came from (provenance).")
     metadata: Metadata = Field(default_factory=dict, description="Free metadata; 'type', 'pinned', 'confidence' "
-                                                                 "are used by recall and the dream.")
+                                                                 "are used by recall and the dream, 'speculation' "
+                                                                 "(true: a guess, not a stated fact), 'valid_at' "
+                                                                 "(when it became true) and 'app_id' (its app "
+                                                                 "namespace) are stored as such.")
     infer: bool = Field(False, description="Let the configured chat model extract facts from the messages.")
 
 
