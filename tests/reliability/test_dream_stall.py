@@ -20,35 +20,14 @@ import httpx
 import pytest
 
 from tests.helpers import Served
-from tests.reliability.test_dream_steps import seeded
+from tests.reliability.test_dream_steps import _writer, seeded
 from trulymem import TrulyMem
-from trulymem.errors import StoreError
 from trulymem.memories import iter_memories
 
 pytestmark = pytest.mark.reliability
 
 PAIRS, OLD = 600, 300  # per scope: 1,500 memories, 600 merges and 300 prunes for an auto run
 OTHER = "other"
-
-
-def _writer(db: str, stop: str, out: Any) -> None:
-    """Another user's writer in its own process, with a short busy timeout: it fails if a
-    dream holds the write lock for long."""
-    from trulymem.store import open_store
-    from trulymem.store.sqlite import SQLiteStore
-
-    store = open_store(db) if "://" in db else SQLiteStore(db, busy_timeout_ms=1500)
-    mem = TrulyMem(store, user_id=OTHER)
-    ok, locked = 0, []
-    while not Path(stop).exists():
-        try:
-            mem.commit([{"subject": "other", "relation": "logged", "object": f"entry {ok}"}])
-            ok += 1
-        except StoreError as exc:
-            locked.append(str(exc))
-        time.sleep(0.01)
-    mem.close()
-    out.put((ok, locked))
 
 
 @contextmanager

@@ -162,8 +162,11 @@ def test_a_memory_changed_between_steps_is_left_alone(tmp_path: Path, monkeypatc
 
 
 def _writer(db: str, stop: str, out: Any) -> None:
-    """Another user's writer with a short busy timeout: it fails if the lock is held for long."""
-    mem = TrulyMem(SQLiteStore(db, busy_timeout_ms=1500), user_id="other")
+    """Another user's writer with a short busy timeout: it fails if the lock is held for long.
+    ``db`` is a SQLite file or a PostgreSQL URL (test_dream_stall's re-run)."""
+    from trulymem.store import open_store
+
+    mem = TrulyMem(open_store(db) if "://" in db else SQLiteStore(db, busy_timeout_ms=1500), user_id="other")
     ok, locked = 0, []
     while not Path(stop).exists():
         try:
