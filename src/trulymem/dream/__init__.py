@@ -177,10 +177,11 @@ def _fetch(mem: TrulyMem, progress: Progress | None) -> list[MemoryItem]:
         budget.check("the dream's fetch")
         with mem.store.transaction(write=False):
             page = list_memories(mem.store, mem.scope, page_size=_PAGE, cursor=cursor, with_total=False)
-        items += page.results
+        for m in page.results:
+            items.append(m)
+            if progress is not None and len(items) % 1000 == 0:
+                progress("Fetching memories", len(items), None)
         cursor = page.next_cursor
-        if progress is not None:
-            progress("Fetching memories", len(items), None)
         if cursor is None:
             return items
 
