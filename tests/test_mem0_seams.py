@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from tests.helpers import Served
-from trulymem import InvalidInput, Memory, NotFound, TrulyMem
+from trulymem import InvalidInput, Memory, NotFound, Scope, TrulyMem
 from trulymem.filters import check_filter, compile_filter, scope_of
 from trulymem.memories import MEMORY_RELATION, as_item
 
@@ -136,8 +136,12 @@ def test_delete_all_memories_tool_removes_exactly_what_it_selects(m: Memory, db_
     for args, field in REFUSED:
         res = tm.call("delete_all_memories", _tool_args(args))
         assert not res.ok and res.error is not None and res.error["field"] == field, (args, res.error)
-    # a filter naming another user than the default is that user's (naming beats the default)
-    assert tm.call("delete_all_memories", {"filters": {"user_id": "bob", "topic": "drink"}}).ok
+    # a memory scoped to alice never reaches another user (issue 30); an admin scope names users
+    refused = tm.call("delete_all_memories", {"filters": {"user_id": "bob", "topic": "drink"}})
+    assert not refused.ok and refused.error is not None and refused.error["type"] == "forbidden"
+    assert alive(m) == EVERYTHING
+    admin = TrulyMem(m.store, scope=Scope.everyone())
+    assert admin.call("delete_all_memories", {"filters": {"user_id": "bob", "topic": "drink"}}).ok
     assert alive(m) == EVERYTHING - {("bob", "Bob drinks tea")}
     for args, gone in CASES:  # the reads agree with the deletes
         if "run_id" not in args:

@@ -36,7 +36,9 @@ def test_every_tool_renders_an_openai_schema() -> None:
 
 def test_anthropic_schema_is_the_same_definition() -> None:
     a = {t["name"]: t["input_schema"] for t in anthropic_tools()}
-    assert a == {name: tool.parameters() for name, tool in REGISTRY.items()}
+    assert a == {name: tool.parameters(user_switch=False) for name, tool in REGISTRY.items()}
+    admin = {t["name"]: t["input_schema"] for t in anthropic_tools(user_switch=True)}
+    assert admin == {name: tool.parameters() for name, tool in REGISTRY.items()}
     commit = a["memory_commit"]["properties"]["triplets"]["items"]
     assert set(commit["required"]) == {"subject", "relation", "object"}
 

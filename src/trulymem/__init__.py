@@ -13,10 +13,12 @@ from trulymem.errors import (
     BudgetExceeded,
     ConfigError,
     Conflict,
+    Forbidden,
     InvalidInput,
     LLMError,
     NotFound,
     SchemaError,
+    StoreBusy,
     StoreError,
     TrulyMemError,
 )
@@ -41,8 +43,8 @@ _LAZY = {
 
 __all__ = [
     "AsyncMemory", "BudgetExceeded", "LLMError", "Memory",
-    "ConfigError", "Conflict", "EdgeKind", "Fact", "InvalidInput", "Node", "NodeType", "NotFound",
-    "RecallConfig", "RecallResult", "SQLiteStore", "SchemaError", "Scope", "Settings", "Store", "StoreError",
+    "ConfigError", "Conflict", "EdgeKind", "Fact", "Forbidden", "InvalidInput", "Node", "NodeType", "NotFound",
+    "RecallConfig", "RecallResult", "SQLiteStore", "SchemaError", "Scope", "Settings", "Store", "StoreBusy", "StoreError",
     "TaskState", "ToolResult", "TrulyMem", "TrulyMemError", "anthropic_tools", "openai_tools", "__version__",
 ]
 

@@ -4,10 +4,12 @@
      ├── InvalidInput (ValueError)   bad input; ``field`` names what is wrong
      ├── NotFound (KeyError, ValueError)  a user, task, fact or node that does not exist
      ├── Conflict                    the request contradicts stored state (e.g. task exists)
+     ├── Forbidden (PermissionError) outside the caller's scope (a user-scoped call naming another user)
      ├── ConfigError                 settings or config file cannot be used
      ├── LLMError                    the language model endpoint failed or refused
      ├── BudgetExceeded              a request's time budget ran out before it changed anything
      └── StoreError                  the storage backend failed
+          ├── StoreBusy              a lock or connection was not free in time: retry shortly
           └── SchemaError            the database schema is newer or broken
 
 The typed Python methods raise these; ``TrulyMem.call`` / ``call_tool`` turn
@@ -52,6 +54,13 @@ class Conflict(TrulyMemError):
     code = "conflict"
 
 
+class Forbidden(TrulyMemError, PermissionError):
+    """A call reaching outside its caller's scope: a memory opened for one user naming another.
+    Nothing is read or changed; only an admin scope (``Scope.everyone()``, an admin key) names users."""
+
+    code = "forbidden"
+
+
 class ConfigError(TrulyMemError):
     code = "config_error"
 
@@ -72,6 +81,13 @@ class BudgetExceeded(TrulyMemError):
 
 class StoreError(TrulyMemError):
     code = "store_error"
+
+
+class StoreBusy(StoreError):
+    """The database stayed locked by another writer (SQLite's busy timeout, PostgreSQL's lock
+    timeout) or had no free connection: nothing was changed, and the same call can be retried."""
+
+    code = "store_busy"
 
 
 class SchemaError(StoreError):

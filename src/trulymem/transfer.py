@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from trulymem.errors import InvalidInput, TrulyMemError
 from trulymem.model import MAX_RELATION, MAX_TEXT, Fact, Node, Scope, as_utc, check_identifier, from_json
 from trulymem.store.base import FactQuery, NodeQuery, Store
+from trulymem.store.nul import nul_path
 from trulymem.text import name_key, relation_key
 
 _TYPE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
@@ -53,6 +54,10 @@ def check_rows(store: Store, rows: Sequence[dict[str, Any]], scope: Scope) -> No
     facts: list[tuple[int, Fact]] = []
     for i, row in enumerate(rows, 1):
         data = {k: v for k, v in row.items() if k != "record"}
+        where = nul_path(data)
+        if where is not None:
+            raise InvalidInput(f"row {i} ({row.get('record')} {data.get('id') or data.get('user_id')!r}) has a NUL "
+                               f"character (U+0000) in {where}: no memory text may hold one", field="import")
         try:
             user = check_identifier(data.get("user_id"), "user_id", required=True)
             if not scope.all_users and user != scope.user_id:

@@ -92,3 +92,27 @@ def test_missing_source_is_one_clear_error(tmp_path: Path) -> None:
                            "--to", str(tmp_path / "x.db")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "no database at" in done.stderr
     assert not (tmp_path / "x.db").exists()
+
+
+def test_a_source_holding_a_nul_names_the_record_and_copies_nothing(tmp_path: Path, pg_url: str) -> None:
+    """A SQLite file written before NULs were refused (here: by hand) cannot go to PostgreSQL,
+    which stores no NUL: the command names the record and what to do, and copies nothing."""
+    import sqlite3
+
+    src = str(tmp_path / "memory.db")
+    with TrulyMem(src, user_id="alice") as m:
+        m.commit([triplet("user", "likes", "tea"), triplet("user", "memory", "green tea at four")])
+    with sqlite3.connect(src) as raw:
+        nid = raw.execute("SELECT id FROM nodes WHERE name = 'green tea at four'").fetchone()[0]
+        raw.execute("UPDATE nodes SET name = 'green tea' || char(0) || 'at four' WHERE id = ?", (nid,))
+    before = _export(pg_url)
+    done = subprocess.run([sys.executable, "-m", "trulymem", "migrate", "--from", src, "--to", pg_url],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    said = done.stderr
+    assert "NUL" in said and f"node '{nid}' of user 'alice'" in said and "in name" in said, said
+    assert "trulymem export" in said and "nothing was copied" in said, said
+    assert _export(pg_url) == before  # the destination is still empty
+    # the same record over the API: refused alike on both backends
+    with TrulyMem(pg_url, user_id="alice") as m:
+        assert m.call("add_memory", {"text": "green tea\x00at four"}).error["type"] == "invalid_input"  # type: ignore[index]

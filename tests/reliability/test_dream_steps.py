@@ -35,7 +35,7 @@ def export(mem: TrulyMem) -> str:
     return buf.getvalue()
 
 
-def seeded(db: Path, pairs: int, old: int = 0) -> None:
+def seeded(db: Path, pairs: int, old: int = 0, app: str = "p") -> None:
     """``pairs`` notes each written twice, in other case and punctuation (made-up words, so
     no two pairs share a frame) and ``old`` expired session notes, written 120 days ago."""
     rng = random.Random(5)
@@ -54,7 +54,7 @@ def seeded(db: Path, pairs: int, old: int = 0) -> None:
         ws = [word() for _ in range(6)]
         rows += [note(" ".join(ws)), note(" ".join(ws).capitalize() + ".")]  # the same words, other case and stop
     rows += [note(f"{word()} {word()} {word()}", "session_state") for _ in range(old)]
-    with TrulyMem(db, user_id="u", app_id="p", clock=lambda: then) as mem:
+    with TrulyMem(db, user_id="u", app_id=app, clock=lambda: then) as mem:
         for k in range(0, len(rows), 5000):
             mem.commit(rows[k:k + 5000], supersede=False)
 
@@ -162,8 +162,11 @@ def test_a_memory_changed_between_steps_is_left_alone(tmp_path: Path, monkeypatc
 
 
 def _writer(db: str, stop: str, out: Any) -> None:
-    """Another user's writer with a short busy timeout: it fails if the lock is held for long."""
-    mem = TrulyMem(SQLiteStore(db, busy_timeout_ms=1500), user_id="other")
+    """Another user's writer with a short busy timeout: it fails if the lock is held for long.
+    ``db`` is a SQLite file or a PostgreSQL URL (test_dream_stall's re-run)."""
+    from trulymem.store import open_store
+
+    mem = TrulyMem(open_store(db) if "://" in db else SQLiteStore(db, busy_timeout_ms=1500), user_id="other")
     ok, locked = 0, []
     while not Path(stop).exists():
         try:

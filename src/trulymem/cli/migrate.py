@@ -19,7 +19,8 @@ from trulymem.cli.base import Ctx, common, emit, err, main, out
 from trulymem.cli.progress import progress
 from trulymem.errors import Conflict, InvalidInput, StoreError
 from trulymem.model import Scope
-from trulymem.store.base import Store
+from trulymem.store.base import Change, Run, Store
+from trulymem.store.nul import nul_path
 
 RUN_KINDS = ("dream", "web")  # the journaled run kinds (dream/run.py, web/edits.py)
 _NOT_COPIED = ("embedder", "reindex.")  # the destination's own vector state
@@ -37,6 +38,7 @@ def migrate_database(src: Store, dst: Store, *, embedder: str | None = "auto",
         users = [r["user_id"] for r in rows if r["record"] == "user"]
         runs = [(run, src.run_changes(run.id)) for u in users for kind in RUN_KINDS for run in src.runs(u, kind, 10**9)]
         model = src.embedding_model()
+    _refuse_nul(rows, settings, runs)  # before anything is written: the destination stays empty
     step = progress or (lambda done, total: None)
     with dst.transaction():
         if dst.stats(everyone).users or any(True for _ in dst.export_rows(everyone)):
@@ -57,6 +59,31 @@ def migrate_database(src: Store, dst: Store, *, embedder: str | None = "auto",
                          "the destination is left for inspection")
     counts["rows"] = len(rows)
     return counts
+
+
+def _refuse_nul(rows: list[dict[str, Any]], settings: dict[str, str],
+                runs: list[tuple[Run, list[Change]]]) -> None:
+    """``InvalidInput`` naming the first source record holding a NUL character (written before
+    trulymem refused them, or by hand): PostgreSQL cannot store one, and trulymem refuses them
+    on every backend now (``trulymem.store.nul``)."""
+    fix = ("nothing was copied. Remove the character in the source — `trulymem export` it, delete the NUL "
+           "(\\u0000 in the JSON line) or the record, `trulymem import` into a fresh database — and migrate that")
+    for i, row in enumerate(rows, 1):
+        where = nul_path(row)
+        if where is not None:
+            what = f"{row.get('record')} {row.get('id') or row.get('user_id')!r} of user {row.get('user_id')!r}"
+            raise InvalidInput(f"row {i} of {len(rows)} ({what}) has a NUL character (U+0000) in {where}, which "
+                               f"trulymem no longer stores (PostgreSQL cannot); {fix}", field="from")
+    where = nul_path(settings)
+    if where is not None:
+        raise InvalidInput(f"setting {where!r} has a NUL character (U+0000); {fix}", field="from")
+    for run, changes in runs:
+        for c in changes:
+            where = nul_path([c.before, c.after])
+            if where is not None:
+                raise InvalidInput(f"the journal of {run.kind} run {run.id} (user {run.user_id!r}) has a NUL "
+                                   f"character (U+0000) in its change to {c.record} {c.item_id!r}; {fix}",
+                                   field="from")
 
 
 def _embed(dst: Store, model: str | None, choice: str | None) -> int:

@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from trulymem import budget
 from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, Progress, Review, analyze
 from trulymem.dream.findings import text_of
 from trulymem.dream.llm_merge import merge_with_llm
@@ -42,12 +43,13 @@ from trulymem.embed import Embedder, get_embedder
 from trulymem.errors import ConfigError, InvalidInput
 from trulymem.graph import TrulyMem
 from trulymem.llm.base import LLM
-from trulymem.memories import MemoryItem, iter_memories
+from trulymem.memories import MemoryItem, list_memories
 
 __all__ = ["Analysis", "Applied", "Decisions", "DreamResult", "DreamSettings", "Retention", "analysis_json", "analyze",
            "apply_dream", "check_plan", "current_branch", "decisions_from", "dream_embedder", "kept_apart",
            "load_retention", "plan_id", "result_json", "run_dream", "undo_dream"]
 
+_PAGE = 500  # memories fetched per read transaction
 Status = Literal["no_memories", "nothing_to_do", "dry_run", "cancelled", "applied"]
 
 
@@ -166,6 +168,24 @@ def _ask_all(analysis: Analysis, ask: Callable[[str], str], emit: Callable[[str]
     return None if answer in ("n", "no") else d
 
 
+def _fetch(mem: TrulyMem, progress: Progress | None) -> list[MemoryItem]:
+    """The scope's memories, a page per read transaction: other requests on the same
+    connection (a server's other users) get it between pages, never wait for the whole fetch."""
+    items: list[MemoryItem] = []
+    cursor: str | None = None
+    while True:
+        budget.check("the dream's fetch")
+        with mem.store.transaction(write=False):
+            page = list_memories(mem.store, mem.scope, page_size=_PAGE, cursor=cursor, with_total=False)
+        for m in page.results:
+            items.append(m)
+            if progress is not None and len(items) % 1000 == 0:
+                progress("Fetching memories", len(items), None)
+        cursor = page.next_cursor
+        if cursor is None:
+            return items
+
+
 def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: bool = False, dry_run: bool = False,
               ask: Callable[[str], str] | None = None, emit: Callable[[str], None] = print,
               branch: str | None = None, settings: DreamSettings | None = None,
@@ -195,12 +215,7 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
     if cut is not None:
         result.warnings.append(f"dream run {cut.id} was interrupted before it finished: the steps it applied are "
                                f"in place, each whole; `trulymem dream --undo --run-id {cut.id}` puts them back")
-    items: list[MemoryItem] = []
-    with mem.store.transaction(write=False):
-        for m in iter_memories(mem.store, scope, page_size=200):
-            items.append(m)
-            if progress is not None and len(items) % 1000 == 0:
-                progress("Fetching memories", len(items), None)
+    items = _fetch(mem, progress)
     if not items:
         emit(no_memories(project))
         return result
@@ -217,6 +232,7 @@ def run_dream(mem: TrulyMem, *, project_dir: str | Path | None = None, auto: boo
         emit(NOTHING_TO_DO)
         result.status = "nothing_to_do"
         return result
+    budget.check("the dream's analysis")  # the last point before anything is written (or a report answered)
     ctx = mem.context()
     if dry_run:
         emit(report(analysis))

@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from weakref import WeakKeyDictionary
 
+from trulymem import budget
 from trulymem.dream.contradictions import contradiction, find_contradictions
 from trulymem.dream.duplicates import duplicate_candidates, merge_groups, reviews
 from trulymem.dream.findings import (
@@ -31,6 +32,7 @@ from trulymem.dream.similarity import document_frequencies, words
 from trulymem.dream.values import special_values
 from trulymem.dream.vocab import CANON, GENERIC, IDENT, PATH, PROPER
 from trulymem.embed import Embedder
+from trulymem.embed.base import Matrix
 from trulymem.llm.base import LLM
 from trulymem.memories import MemoryItem
 
@@ -41,6 +43,7 @@ __all__ = ["Analysis", "Contradiction", "DreamSettings", "Merge", "PruneCandidat
 Progress = Callable[[str, int, int | None], None]  # (what, done, total or None)
 # The model's verdicts by pair text, one cache per model client: another model (or a scripted
 # one) is asked afresh, and a client's cache goes with it.
+_CHECK_EVERY = 256  # candidate pairs judged between checks of the request's time budget
 JUDGE_CACHES: WeakKeyDictionary[LLM, dict[tuple[str, str], str]] = WeakKeyDictionary()
 
 
@@ -53,7 +56,11 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     without a person's choice), then duplicates among what is neither pinned nor in a
     conflict, then low-confidence prunes."""
     cfg = settings or DreamSettings()
-    step = progress or (lambda _what, _done, _total: None)
+    told = progress or (lambda _what, _done, _total: None)
+
+    def step(what: str, done: int, total: int | None) -> None:
+        budget.check("the dream's analysis")  # nothing is written here: a request out of time stops cleanly
+        told(what, done, total)
     out = Analysis(memories=len(items), seen={m.id: m.updated_at for m in items})
     step("Analysing: retention", 0, 4)
     expired = _expired(items, retention, now)
@@ -75,10 +82,12 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
         sims[pair] = max(sims.get(pair, 0.0), 1.0 if pair in same else 0.9)
     step("Analysing: judging pairs", 3, 4)
     frames = _frame_similarity(embedder)
-    judged: dict[tuple[int, int], Judged] = {
-        pair: "duplicate" if pair in same else "ambiguous" if pair in unsure else
-        judge(rest[pair[0]].memory, rest[pair[1]].memory, frames, None if pair in lexical else sims[pair])
-        for pair in sims}
+    judged: dict[tuple[int, int], Judged] = {}
+    for n, pair in enumerate(sims):
+        if n % _CHECK_EVERY == _CHECK_EVERY - 1:
+            budget.check("the dream's analysis")
+        judged[pair] = "duplicate" if pair in same else "ambiguous" if pair in unsure else \
+            judge(rest[pair[0]].memory, rest[pair[1]].memory, frames, None if pair in lexical else sims[pair])
     verdicts: dict[tuple[int, int], Judged | Gated]
     if llm is not None:
         verdicts, out.warnings = _ask_model(rest, judged, lexical, llm)
@@ -165,12 +174,19 @@ def _ask_model(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], Judge
 
 
 def _frame_similarity(embedder: Embedder | None) -> FrameSimilarity | None:
+    """The cosine of two masked frames, each frame encoded once per pass: templated memories
+    ("Service svc-12 deploys to ECS") share a few frames over thousands of candidate pairs.
+    Not cached in the store: masked texts are not memories."""
     if embedder is None or not embedder.semantic:
         return None
+    seen: dict[str, Matrix] = {}
 
     def cosine(a: str, b: str) -> float:
-        va, vb = embedder.embed_batch([a, b], "query")  # not cached: masked texts are not memories
-        return float(va @ vb)
+        todo = [t for t in dict.fromkeys((a, b)) if t not in seen]
+        if todo:
+            for t, v in zip(todo, embedder.embed_batch(todo, "query")):
+                seen[t] = v
+        return float(seen[a] @ seen[b])
     return cosine
 
 

@@ -72,7 +72,8 @@ def _small_number(token: str) -> str:
     return token if token[:1].isdigit() else f"zh:{token}"
 
 
-def values(text: str) -> set[str]:
+@lru_cache(maxsize=131_072)  # per text, read in every pair it is in (templated memories: thousands)
+def values(text: str) -> frozenset[str]:
     """What a memory pins down: numbers (with units), month and day names, Latin-letter
     names (in Chinese text, every Latin-letter word: "订单存在PostgreSQL里"). Dates, times and
     quantities are read first, one key each however written (``dream.values``)."""
@@ -86,7 +87,7 @@ def values(text: str) -> set[str]:
     words_found = {_VALUE_WORDS[m.group(0).casefold()] for m in _VALUE_WORD.finditer(text)}
     # a language or number named in words stands for itself, not as a Latin-letter name too
     found -= {m.group(0).casefold() for m in _VALUE_WORD.finditer(text)}
-    return found | words_found | special
+    return frozenset(found | words_found | special)
 
 
 def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
@@ -132,6 +133,7 @@ def _same_ending(a: str, b: str) -> bool:
     return 0 < q < min(len(x), len(y)) and (q >= 2 or any(t in _PREDICATE for t in tail))
 
 
+@lru_cache(maxsize=131_072)
 def cjk(text: str) -> bool:
     """Written in Chinese (or Japanese), Latin-letter names and all ("Python服务用pytest"), as
     opposed to Latin-letter text: at least as many CJK characters as Latin words."""
@@ -159,6 +161,7 @@ def judge(a: str, b: str, frames: FrameSimilarity | None = None, similarity: flo
     return verdict or _by_language(a, b, one_language, similarity)
 
 
+@lru_cache(maxsize=131_072)
 def masked(text: str, other: str | None = None) -> str:
     """The memory with its values (dates, times, quantities, numbers, names, Latin words in
     Chinese text) as "X"; with ``other``, a name both say stays (the subject of both:

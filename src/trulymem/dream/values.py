@@ -155,6 +155,7 @@ _KIN_EN = re.compile(r"\b(?:(elder|older|big|younger|little)[\s-])?(" + "|".join
 _KIN_ZH = re.compile("|".join(sorted((w for w in KIN if not w.isascii()), key=len, reverse=True)))
 
 
+@lru_cache(maxsize=131_072)
 def kin(text: str) -> frozenset[str]:
     """The relatives and roles a memory names, one key each ("哥哥" → brother:elder)."""
     found = set()

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from trulymem import budget
 from trulymem.embed.base import Embedder, Kind, Matrix
 from trulymem.model import Scope
 from trulymem.store.base import Store
@@ -47,6 +48,7 @@ class CachedEmbedder(Embedder):
         first = {k: t for k, t in zip(keys, texts) if k not in self._seen}
         todo = list(first.items())
         for start in range(0, len(todo), _BATCH):
+            budget.check("the dream's encoding")  # what is cached so far stays: the next pass skips it
             batch = todo[start:start + _BATCH]
             vecs = self.inner.embed_passages([t for _, t in batch])
             with self.store.transaction():

@@ -32,7 +32,7 @@ from trulymem.filters import Env, check_filter, compile_filter, scope_of, users_
 from trulymem.llm.base import LLM, json_reply
 from trulymem.mem0.ids import Retirement, chain, first_versions, newest, public_id, retirement, stored_ids
 from trulymem.memories import MEMORY_RELATION, MemoryItem, as_items, is_memory, iter_memories, shown_metadata
-from trulymem.model import MAX_TEXT, Fact, Scope, to_json
+from trulymem.model import MAX_TEXT, Fact, Scope, UTCDatetime, to_json
 from trulymem.recall import RecallQuery, recall
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
@@ -169,6 +169,36 @@ def _fields(metadata: dict[str, Any] | None) -> dict[str, Any]:
     return fields
 
 
+# mem0 metadata keys with a meaning here, honoured when a memory is added (never kept as free
+# metadata): ``speculation`` a guess rather than a stated fact, ``valid_at`` when it became true,
+# ``app_id`` the app namespace it is written into (as mem0's app_id: a scope, filterable)
+_ADD_META = ("speculation", "valid_at", "app_id")
+
+
+def _added(ctx: ToolContext, metadata: Any) -> tuple[ToolContext, dict[str, Any]]:
+    """``add``'s context and fact fields: ``_fields`` and the ``_ADD_META`` keys honoured."""
+    if not isinstance(metadata, dict):
+        return ctx, _fields(metadata)
+    extra: dict[str, Any] = {}
+    if metadata.get("speculation") is not None:
+        if not isinstance(metadata["speculation"], bool):
+            raise InvalidInput("must be true or false", field="metadata.speculation")
+        extra["speculation"] = metadata["speculation"]
+    if metadata.get("valid_at") is not None:
+        if isinstance(metadata["valid_at"], bool):
+            raise InvalidInput("must be a date and time (ISO 8601) or seconds since 1970", field="metadata.valid_at")
+        extra["valid_at"] = validate_as(UTCDatetime, metadata["valid_at"], "metadata.valid_at")
+    app = metadata.get("app_id")
+    if app is not None:
+        app = validate_as(Label, app, "metadata.app_id")
+        if ctx.scope.app_id not in (None, app):
+            raise InvalidInput(f"names app {app!r} but the call's app_id is {ctx.scope.app_id!r}",
+                               field="metadata.app_id")
+        ctx = ctx.within(ctx.scope.replace(app_id=app))
+    fields = _fields({k: v for k, v in metadata.items() if k not in _ADD_META})
+    return ctx, {**fields, **extra}
+
+
 def _number(value: Any, field: str, low: float, high: float, *, integer: bool = True) -> None:
     kinds = int if integer else int | float
     if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
@@ -199,7 +229,7 @@ def add(ctx: ToolContext, messages: Any, *, metadata: dict[str, Any] | None = No
     """Store memories: each message's text (``infer=False``, or no model; system messages
     are skipped, as mem0 does), or the facts the model extracts from the conversation."""
     msgs = _messages(messages)
-    fields = _fields(metadata)
+    ctx, fields = _added(ctx, metadata)
     ctx.scope.writable()  # before a model is asked anything
     inferred = infer and llm is not None
     if inferred and llm:  # facts about the user, as in mem0 (no role: they come from the whole conversation)
@@ -362,6 +392,10 @@ def check_update(text: Any, metadata: Any) -> tuple[str | None, dict[str, Any]]:
     """An update's text and fact fields, checked as ``memory_commit`` checks them."""
     if text is None and metadata is None:
         raise InvalidInput("give text and/or metadata", field="text")
+    for key in _ADD_META if isinstance(metadata, dict) else ():
+        if key in metadata:
+            raise InvalidInput("is set when a memory is added; an update cannot change it (add the memory again)",
+                               field=f"metadata.{key}")
     return (None if text is None else validate_as(Text, text, "text")), (
         {} if metadata is None else _fields(metadata))
 

@@ -19,8 +19,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from trulymem.errors import TrulyMemError
 
-STATUS = {"invalid_input": 422, "not_found": 404, "conflict": 409, "llm_error": 502, "config_error": 500,
-          "store_error": 500, "schema_error": 500, "budget_exceeded": 503}
+STATUS = {"invalid_input": 422, "not_found": 404, "conflict": 409, "forbidden": 403, "llm_error": 502, "config_error": 500,
+          "store_error": 500, "schema_error": 500, "budget_exceeded": 503, "store_busy": 503}
+RETRY = {"budget_exceeded", "store_busy"}  # answered with Retry-After: the same request may succeed soon
 # what Starlette's own HTTP errors (routing, FastAPI's fallbacks) are called in the error shape
 _TYPES = {400: "invalid_input", 404: "not_found", 405: "method_not_allowed", 413: "too_large",
           429: "rate_limited", 503: "unavailable"}
@@ -56,7 +57,7 @@ def tool_error(error: dict[str, Any]) -> HTTPError:
     """A tool's error result (``ToolResult.error``) as the HTTP error it answers."""
     type_ = str(error.get("type"))
     return HTTPError(STATUS.get(type_, 400), type_, str(error.get("message")), error.get("field"),
-                     retry_after(1) if type_ == "budget_exceeded" else None)
+                     retry_after(1) if type_ in RETRY else None)
 
 
 def answer(exc: HTTPError | TrulyMemError) -> JSONResponse:

@@ -48,9 +48,11 @@ from trulymem.server.limits import RateLimiter, RequestLimits
 from trulymem.server.platform import read_query
 from trulymem.store import open_store
 from trulymem.tools import REGISTRY, ToolContext, call_tool, get_tool, run_tool
+from trulymem.tools.base import names_other_user
 from trulymem.web import routes as web
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+API_PATHS = ("/v1/", "/v2/", "/v3/", "/mcp")  # what needs a key on a keyed server
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
 
         def mcp_ctx(request: Any) -> ToolContext:
             principal = _principal(request.headers.get("authorization") if request is not None else None)
-            return ToolContext(store=store, scope=scope_of_principal(principal, None), now=utcnow(), embedder=embedder, llm=llm)
+            return ToolContext(store=store, scope=scope_of_principal(principal, None), now=utcnow(), embedder=embedder,
+                               llm=llm, admin=principal.admin)
 
         mcp_manager = StreamableHTTPSessionManager(app=build_server(mcp_ctx, check=_mcp_check), stateless=True,
                                                    json_response=True)
@@ -134,7 +137,17 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     errors.install(app)
 
     def principal_of(request: Request) -> Principal:
-        return _principal(request.headers.get("authorization"))
+        known = request.scope.get("state", {}).get("principal")  # see authenticate
+        return known if isinstance(known, Principal) else _principal(request.headers.get("authorization"))
+
+    async def authenticate(scope: ASGIScope) -> None:
+        """The API's key check, first of all (``RequestLimits``): an unauthenticated request gets
+        401 whatever else is wrong with it. The principal is kept for the route."""
+        if not str(scope.get("path", "")).startswith(API_PATHS):
+            return  # the web page, its assets and the docs hold no data
+        header = dict(scope.get("headers") or []).get(b"authorization")
+        principal = await run_in_threadpool(_principal, header.decode("latin-1") if header else None)
+        scope.setdefault("state", {})["principal"] = principal
 
     def tool_context(request: Request, tool: str, args: dict[str, Any], user_id: str | None) -> ToolContext:
         budget.check()  # a request that waited out its budget for a worker thread does nothing
@@ -146,9 +159,10 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         named = user_id or args.get("user_id")
         if named is None and principal.keyless and isinstance(decoded, dict) and _names_users(decoded.get("filters")):
             # filters that name users themselves (an OR of them, "*") read those users, as with an admin key
-            return ToolContext(store=store, scope=Scope.everyone(), now=utcnow(), embedder=embedder, llm=llm)
+            return ToolContext(store=store, scope=Scope.everyone(), now=utcnow(), embedder=embedder, llm=llm,
+                               admin=principal.admin)
         return ToolContext(store=store, scope=scope_of_principal(principal, named),
-                           now=utcnow(), embedder=embedder, llm=llm)
+                           now=utcnow(), embedder=embedder, llm=llm, admin=principal.admin)
 
     def run(request: Request, tool: str, args: dict[str, Any], user_id: str | None = None) -> Any:
         res = call_tool(tool, tool_context(request, tool, args, user_id), args)
@@ -172,7 +186,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         principal = principal_of(request)
         _bind(principal, {}, user_id)
         return ToolContext(store=store, scope=scope_of_principal(principal, user_id), now=utcnow(), embedder=embedder,
-                           llm=llm)
+                           llm=llm, admin=principal.admin)
 
     def body_schema(tool: str) -> dict[str, Any]:
         return {"requestBody": {"required": True, "content": {"application/json": {
@@ -320,7 +334,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
     # big replies (the graph: ~700 KB at 10k facts) compressed; small ones are not worth the CPU
     app.add_middleware(GZipMiddleware, minimum_size=4096, compresslevel=5)
     app.add_middleware(RequestLimits, max_body=limits.max_body, budget=limits.request_budget,
-                       limiter=RateLimiter(limits.rate_limit, limits.burst), keyless=not require_keys, fast=fast)
+                       limiter=RateLimiter(limits.rate_limit, limits.burst), keyless=not require_keys, fast=fast,
+                       authenticate=authenticate)
     return app
 
 
@@ -334,21 +349,8 @@ def _bind(principal: Principal, args: dict[str, Any], user_id: str | None = None
     named = {user_id, args.get("user_id"), scope_of(args.get("filters")).get("user_id")} - {None}
     if named - {principal.user_id}:
         raise NotFound("no such user", field="user_id")
-    if _mentions_user(args.get("filters"), principal.user_id):
+    if names_other_user(args.get("filters"), principal.user_id):
         raise NotFound("no such user", field="user_id")
-
-
-def _mentions_user(filters: Any, allowed: str) -> bool:
-    """Any ``user_id`` condition in the filters other than the key's own user."""
-    if isinstance(filters, dict):
-        for k, v in filters.items():
-            if k == "user_id" and v != allowed and not (isinstance(v, dict) and v.get("eq") == allowed):
-                return True
-            if _mentions_user(v, allowed):
-                return True
-    if isinstance(filters, list):
-        return any(_mentions_user(v, allowed) for v in filters)
-    return False
 
 
 def _names_users(filters: Any) -> bool:

@@ -4,7 +4,8 @@ and a body read whole — at most ``max_body`` bytes and, for the JSON routes,
 parseable JSON — so that no route ever sees a body it cannot use.
 
 Everything refused here is answered in the one error shape
-(``trulymem.server.errors``): 403 for a keyless request from a web page or under
+(``trulymem.server.errors``): 401 for an API request without a valid key on a keyed
+server (before anything else about it is read), 403 for a keyless request from a web page or under
 a foreign host name, 413 for a body over the limit however it is sent
 (``Content-Length`` or chunked), 400 for a body that is not UTF-8 JSON within
 the nesting and number limits, 429 with ``Retry-After`` over the rate limit. At
@@ -26,10 +27,11 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trulymem.budget import time_budget
-from trulymem.server.errors import HTTPError, error_response, jsonrpc_refusal, parse_json, retry_after
+from trulymem.server.errors import HTTPError, answer, error_response, jsonrpc_refusal, parse_json, retry_after
 
 # (scope, receive, send, the parsed JSON body) -> whether it answered the request
 FastRoute = Callable[[Scope, Receive, Send, Any], Awaitable[bool]]
+Authenticate = Callable[[Scope], Awaitable[None]]
 EXEMPT = ("/health",)  # liveness answers whatever the limits say
 RAW = ("/mcp",)  # MCP answers in its own (JSON-RPC) error shape
 
@@ -128,10 +130,12 @@ class RequestLimits:
     """ASGI middleware (outermost but for Starlette's error catcher): rate limit, time budget, body checks."""
 
     def __init__(self, app: ASGIApp, *, max_body: int, budget: float, limiter: RateLimiter, keyless: bool,
-                 fast: FastRoute | None = None) -> None:
+                 fast: FastRoute | None = None, authenticate: Authenticate | None = None) -> None:
         self.app, self.max_body, self.budget, self.limiter = app, max_body, budget, limiter
         self.keyless = keyless  # started without keys: serve this machine's own clients only
         self.fast = fast  # answers the plain tool requests itself (trulymem.server.fastpath)
+        # who is asking, before the body or parameters are looked at (raises HTTPError 401)
+        self.authenticate = authenticate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
@@ -150,6 +154,12 @@ class RequestLimits:
                 429, "rate_limited", f"over {self.limiter.rate:g} requests per second for this API key or client; "
                 f"retry in {wait:.1f} s", headers=retry_after(wait)))
             return
+        if self.authenticate is not None:
+            try:  # an unauthenticated request learns nothing about how its body or parameters are read
+                await self.authenticate(scope)
+            except HTTPError as exc:
+                await answer(exc)(scope, receive, send)
+                return
         # a context variable: it follows the request into its worker thread; fresh, as no
         # earlier request's deadline may reach this one
         with time_budget(self.budget, fresh=True):

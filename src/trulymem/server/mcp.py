@@ -54,7 +54,10 @@ def build_server(make_ctx: Callable[[Any], ToolContext], name: str = "trulymem",
 
     @server.list_tools()  # type: ignore[untyped-decorator]
     async def list_tools() -> list[types.Tool]:
-        return [types.Tool(name=n, description=REGISTRY[n].description, inputSchema=REGISTRY[n].mcp_schema(),
+        # a server for one user offers no user switch (its tools refuse another user anyway)
+        switch = make_ctx(getattr(server.request_context, "request", None)).names_users
+        return [types.Tool(name=n, description=REGISTRY[n].description,
+                           inputSchema=REGISTRY[n].mcp_schema(user_switch=switch),
                            annotations=types.ToolAnnotations(**REGISTRY[n].annotations()))
                 for n in tool_names()]
 

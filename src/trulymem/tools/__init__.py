@@ -38,15 +38,19 @@ def call_tool(name: str, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     return base.call_tool(name, ctx, args)
 
 
-def openai_tools(names: list[str] | None = None, *, strict: bool = False) -> list[dict[str, object]]:
+def openai_tools(names: list[str] | None = None, *, strict: bool = False,
+                 user_switch: bool = False) -> list[dict[str, object]]:
     """OpenAI function-calling schemas for the named tools (default: all). They are valid
     for strict mode either way (free-form objects as JSON text, every field required and
-    nullable when optional); ``strict=True`` also turns it on (``"strict": true``)."""
-    return [get_tool(n).openai_schema(strict=strict) for n in (names or list(load_all()))]
+    nullable when optional); ``strict=True`` also turns it on (``"strict": true``).
+    A model works for the user its memory is scoped to: no ``user_id`` field unless
+    ``user_switch`` (for an admin's model, whose memory is ``Scope.everyone()``)."""
+    return [get_tool(n).openai_schema(strict=strict, user_switch=user_switch) for n in (names or list(load_all()))]
 
 
-def anthropic_tools(names: list[str] | None = None) -> list[dict[str, object]]:
-    return [get_tool(n).anthropic_schema() for n in (names or list(load_all()))]
+def anthropic_tools(names: list[str] | None = None, *, user_switch: bool = False) -> list[dict[str, object]]:
+    """Anthropic tool-use schemas for the named tools (default: all); ``user_switch`` as in ``openai_tools``."""
+    return [get_tool(n).anthropic_schema(user_switch=user_switch) for n in (names or list(load_all()))]
 
 
 def __getattr__(name: str) -> Any:

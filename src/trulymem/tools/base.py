@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 
 from trulymem.embed.base import Embedder
-from trulymem.errors import InvalidInput, NotFound, TrulyMemError
+from trulymem.errors import Forbidden, InvalidInput, NotFound, TrulyMemError
 from trulymem.limits import LIMITS, Limits, shown
 from trulymem.llm.base import LLM
 from trulymem.model import Node, NodeType, Scope
@@ -44,17 +44,21 @@ class InputPart(BaseModel):
 
 class ToolInput(InputPart):
     """A tool's whole input; its text, nested parts included, must be valid Unicode
-    (a lone surrogate can be neither stored nor searched)."""
+    (a lone surrogate can be neither stored nor searched) without NUL characters."""
 
     @model_validator(mode="before")
     @classmethod
     def _valid_unicode(cls, data: Any) -> Any:
         try:  # one C-speed pass for the common case; walk only to name the bad field
-            json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+            text = json.dumps(data, ensure_ascii=False, default=str)
+            text.encode("utf-8")
         except UnicodeEncodeError:
             check_unicode(data, [])
         except (TypeError, ValueError, RecursionError):
             pass  # not JSON-shaped: the field validators report it
+        else:
+            if "\\u0000" in text:  # JSON's spelling of a NUL (trulymem.store.nul)
+                check_unicode(data, [])
         return data
 
 
@@ -70,6 +74,24 @@ class ToolContext:
     embedder: Embedder | None = None
     llm: LLM | None = None  # for tools that can ask a model (add_memory with infer=True)
     limits: Limits = LIMITS  # complexity caps (filters, queries); a server may pass stricter ones
+    # May name any user (an admin key, a keyless local server); a user's scope never may (Scope.everyone() always)
+    admin: bool = False
+
+    @property
+    def names_users(self) -> bool:
+        """Whether calls may name any user (and tool schemas offer a ``user_id``)."""
+        return self.admin or self.scope.all_users
+
+    def check_user(self, user_id: Any = None, filters: Any = None) -> None:
+        """Refuse a call that names a user other than this context's own (as an argument, or
+        anywhere in its filters) unless the context is an admin's: the model in a tool loop
+        chooses those arguments, and a scoped memory must never act outside its scope."""
+        own = self.scope.user_id
+        if self.names_users or own is None:
+            return
+        named = "user_id" if user_id not in (None, own) else "filters.user_id" if names_other_user(filters, own) else None
+        if named is not None:
+            raise Forbidden(f"this memory is scoped to user {own!r}; it cannot name another user", field=named)
 
     def within(self, scope: Scope) -> ToolContext:
         """The same call (store, time, embedder, model) seen from another scope."""
@@ -83,6 +105,19 @@ class ToolContext:
     def node_ids(self, name: str, scope: Scope | None = None) -> list[str]:
         """Ids of the nodes this name resolves to (one per namespace the scope sees)."""
         return [n.id for n in self.store.nodes(NodeQuery(scope=scope or self.scope, keys=[name_key(name)]))]
+
+
+def names_other_user(filters: Any, own: str) -> bool:
+    """Whether any ``user_id`` condition in mem0 filters names a user other than ``own``."""
+    if isinstance(filters, dict):
+        for k, v in filters.items():
+            if k == "user_id" and v != own and not (isinstance(v, dict) and v.get("eq") == own and len(v) == 1):
+                return True
+            if names_other_user(v, own):
+                return True
+    if isinstance(filters, list):
+        return any(names_other_user(v, own) for v in filters)
+    return False
 
 
 def require_user(ctx: ToolContext) -> None:
@@ -107,23 +142,27 @@ class Tool(Generic[In]):
     # The same call twice changes nothing more than once.
     idempotent: bool = False
 
-    def parameters(self) -> dict[str, Any]:
-        """The input JSON schema with ``$ref``s inlined (some tool APIs reject ``$defs``)."""
-        return schemas.inline_refs(self.input_model.model_json_schema())
+    def parameters(self, *, user_switch: bool = True) -> dict[str, Any]:
+        """The input JSON schema with ``$ref``s inlined (some tool APIs reject ``$defs``).
+        Without ``user_switch``, no ``user_id`` field: what a model working for one user is
+        shown (the tool still accepts that user's own id, and refuses any other)."""
+        out = schemas.inline_refs(self.input_model.model_json_schema())
+        return out if user_switch else schemas.without_field(out, "user_id")
 
-    def openai_schema(self, *, compact: bool = False, strict: bool = False) -> dict[str, Any]:
+    def openai_schema(self, *, compact: bool = False, strict: bool = False, user_switch: bool = True) -> dict[str, Any]:
         """The OpenAI function schema, valid for strict mode (``trulymem.tools.schemas.strict``);
         ``strict`` also turns strict mode on. ``compact`` is the agent's non-strict rendering:
         what the tool checks itself anyway left out, which every model call pays for in tokens."""
-        params = schemas.compact(self.parameters()) if compact else schemas.strict(self.parameters())
+        raw = self.parameters(user_switch=user_switch)
+        params = schemas.compact(raw) if compact else schemas.strict(raw)
         fn: dict[str, Any] = {"name": self.name, "description": self.description, "parameters": params}
         if strict:
             fn["strict"] = True
         return {"type": "function", "function": fn}
 
-    def mcp_schema(self) -> dict[str, Any]:
+    def mcp_schema(self, *, user_switch: bool = True) -> dict[str, Any]:
         """The MCP input schema: every property with a top-level ``type``."""
-        out: dict[str, Any] = schemas.typed(self.parameters())
+        out: dict[str, Any] = schemas.typed(self.parameters(user_switch=user_switch))
         return out
 
     def annotations(self) -> dict[str, bool]:
@@ -133,8 +172,9 @@ class Tool(Generic[In]):
         return {"readOnlyHint": False, "destructiveHint": self.destructive, "idempotentHint": self.idempotent,
                 "openWorldHint": False}
 
-    def anthropic_schema(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "input_schema": self.parameters()}
+    def anthropic_schema(self, *, user_switch: bool = True) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description,
+                "input_schema": self.parameters(user_switch=user_switch)}
 
     def decode(self, args: Any) -> Any:
         """``args`` as validation first sees them: JSON texts of object/array fields decoded,

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from trulymem.errors import InvalidInput
+from trulymem.store.nul import MESSAGE, NUL
 
 # (field name, takes an object/array and never a string, takes None, required) per input model
 _Plan = list[tuple[str, bool, bool, bool]]
@@ -88,13 +89,16 @@ def _walk(tp: Any, found: set[str]) -> None:
 
 
 def check_unicode(value: Any, path: list[str]) -> None:
-    """``InvalidInput`` naming the first text in ``value`` that is not valid Unicode."""
+    """``InvalidInput`` naming the first text in ``value`` that is not valid Unicode or
+    holds a NUL character (see ``trulymem.store.nul``)."""
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
             raise InvalidInput("contains text that is not valid Unicode (a lone surrogate)",
                                field=".".join(path) or None) from None
+        if NUL in value:
+            raise InvalidInput(MESSAGE, field=".".join(path) or None)
     elif isinstance(value, dict):
         for k, v in value.items():
             check_unicode(k, path)

@@ -40,7 +40,10 @@ class AddMemoryInput(_Scoped):
     text: Text | None = Field(None, description="Or one memory text.")
     run_id: Label | None = Field(None, description="Session / run the memory came from (provenance).")
     metadata: Metadata = Field(default_factory=dict, description="Free metadata; 'type', 'pinned', 'confidence' "
-                                                                 "are used by recall and the dream.")
+                                                                 "are used by recall and the dream, 'speculation' "
+                                                                 "(true: a guess, not a stated fact), 'valid_at' "
+                                                                 "(when it became true) and 'app_id' (its app "
+                                                                 "namespace) are stored as such.")
     infer: bool = Field(False, description="Let the configured chat model extract facts from the messages.")
 
 
@@ -78,11 +81,13 @@ class DreamInput(_Scoped):
 
 
 def _scope(ctx: ToolContext, inp: _Scoped, run_id: str | None = None) -> Scope:
+    ctx.check_user(inp.user_id)
     return mem0_ops.scope_for(ctx.scope, inp.user_id, inp.agent_id, inp.app_id, run_id)
 
 
 def _filtered(ctx: ToolContext, inp: SearchMemoriesInput | GetMemoriesInput | DeleteAllInput) -> Scope:
     """The arguments' ids, else the filters', else the server's defaults (never both, differing)."""
+    ctx.check_user(inp.user_id, inp.filters)
     return mem0_ops.filtered_scope(ctx.scope, inp.filters, inp.user_id, inp.agent_id, inp.app_id)
 
 
@@ -105,6 +110,7 @@ def _get_all(ctx: ToolContext, inp: GetMemoriesInput) -> Result:
 
 
 def _owner(ctx: ToolContext, inp: MemoryIdInput) -> Scope:
+    ctx.check_user(inp.user_id)
     return mem0_ops.scope_for(ctx.scope, inp.user_id)
 
 
@@ -156,6 +162,8 @@ for _tool in (
          _history, writes=False),
     Tool("memory_dream", "Consolidate memories: report merges, contradictions, pairs for a person to review and "
          "stale ones (dry_run), or apply the merges and prunes, leaving conflicts and pairs to review (auto).",
-         DreamInput, _dream, destructive=True),
+         # its own short transactions (trulymem.dream.run_dream): the analysis holds no lock, the
+         # apply writes in steps, so other users' readers and writers never wait for a whole dream
+         DreamInput, _dream, destructive=True, own_transaction=True),
 ):
     register(_tool)

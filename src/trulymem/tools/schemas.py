@@ -46,6 +46,15 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def without_field(schema: dict[str, Any], name: str) -> dict[str, Any]:
+    """An object schema without the top-level property ``name`` (nor its ``required`` entry)."""
+    props = {k: v for k, v in (schema.get("properties") or {}).items() if k != name}
+    out = {**schema, "properties": props}
+    if "required" in schema:
+        out["required"] = [r for r in schema["required"] if r != name]
+    return out
+
+
 def split_null(node: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """``(the schema without its null alternative, whether it had one)``; outer keys
     (description, default) stay on what is left."""

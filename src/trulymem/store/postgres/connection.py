@@ -18,9 +18,10 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from trulymem.errors import ConfigError, Conflict, StoreError
+from trulymem.errors import ConfigError, Conflict, InvalidInput, StoreBusy, StoreError
 from trulymem.extras import needs
 from trulymem.model import Scope
+from trulymem.store.nul import MESSAGE
 from trulymem.store.postgres.rows import DIALECT
 from trulymem.store.queries import SQLReads
 
@@ -115,6 +116,7 @@ class PostgresBase(SQLReads):
         self.url = url
         self._errors = psycopg.errors
         self._psycopg = psycopg
+        self._pool_timeout: type[Exception] = psycopg_pool.PoolTimeout
         self._pool: Any = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, timeout=timeout_s, open=False, configure=_configure,
             # statements are prepared only where _q asks, in a read transaction (see _BEGIN_READ);
@@ -150,6 +152,8 @@ class PostgresBase(SQLReads):
             return
         try:
             conn = self._pool.getconn()
+        except self._pool_timeout as exc:
+            raise StoreBusy(f"cannot start a transaction: {exc}; retry shortly") from exc
         except Exception as exc:
             raise StoreError(f"cannot start a transaction: {exc}") from exc
         try:
@@ -227,6 +231,12 @@ class PostgresBase(SQLReads):
         self._pool.close()
 
     def _translate(self, exc: Exception, prefix: str = "") -> Exception:
+        # a NUL in a parameter: refused by the client (text) or the server (0x00 in UTF8), as SQLite's
+        # store refuses it (trulymem.store.nul)
+        if isinstance(exc, self._psycopg.DataError) and ("NUL" in str(exc) or "0x00" in str(exc)):
+            return InvalidInput(MESSAGE)
+        if isinstance(exc, self._psycopg.errors.LockNotAvailable):  # lock_timeout ran out
+            return StoreBusy(f"{prefix}{str(exc).splitlines()[0]}: nothing was changed, retry shortly")
         if isinstance(exc, self._psycopg.IntegrityError):
             return Conflict(f"{prefix}database constraint failed: {str(exc).splitlines()[0]}")
         return StoreError(f"{prefix}{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")

@@ -13,7 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from trulymem.errors import Conflict, StoreError
+from trulymem.errors import Conflict, StoreBusy, StoreError
+from trulymem.store.nul import refuse_nul, refuse_nul_rows
 from trulymem.store.queries import SQLReads
 from trulymem.store.schema import migrate
 from trulymem.store.sqlite.rows import DIALECT, chunks, marks, ts
@@ -31,6 +32,16 @@ def _retry_locked(step: Callable[[], object], timeout_ms: int) -> None:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.02)
+
+
+def _store_error(exc: sqlite3.DatabaseError, prefix: str = "") -> StoreError:
+    """SQLite's error as trulymem's: a lock still held when the busy timeout ran out is
+    ``StoreBusy`` (retry shortly; a server answers 503 with Retry-After), not a failure."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and ("database is locked" in text or "database is busy" in text):
+        return StoreBusy(f"{prefix}{text}: another writer held the database longer than the busy timeout; "
+                         "nothing was changed, retry shortly")
+    return StoreError(f"{prefix}{text}")
 
 
 class SQLiteBase(SQLReads):
@@ -91,7 +102,7 @@ class SQLiteBase(SQLReads):
             try:
                 self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             except sqlite3.OperationalError as exc:
-                raise StoreError(f"cannot start a transaction: {exc}") from exc
+                raise _store_error(exc, "cannot start a transaction: ") from exc
             self._depth = 1
             try:
                 yield
@@ -112,7 +123,7 @@ class SQLiteBase(SQLReads):
             except sqlite3.DatabaseError as exc:
                 self._conn.execute("ROLLBACK")
                 self._rolled_back()
-                raise StoreError(f"commit failed: {exc}") from exc
+                raise _store_error(exc, "commit failed: ") from exc
 
     def _rolled_back(self) -> None:
         """Called after a rollback: parts that cache rows read inside the transaction drop them."""
@@ -125,21 +136,23 @@ class SQLiteBase(SQLReads):
         self._conn.close()
 
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        refuse_nul(params)  # as PostgreSQL does: one behaviour on every backend
         try:
             rows: list[tuple[Any, ...]] = self._conn.execute(sql, params).fetchall()
             return rows
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"database constraint failed: {exc}") from exc
         except sqlite3.DatabaseError as exc:
-            raise StoreError(str(exc)) from exc
+            raise _store_error(exc) from exc
 
     def _many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        refuse_nul_rows(rows)
         try:
             self._conn.executemany(sql, rows)
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"database constraint failed: {exc}") from exc
         except sqlite3.DatabaseError as exc:
-            raise StoreError(str(exc)) from exc
+            raise _store_error(exc) from exc
 
     def _rids(self, ids: Sequence[str]) -> dict[str, int]:
         known = self._tx_rids  # empty outside a transaction
