@@ -122,7 +122,7 @@ def test_schemas_offer_user_message_as_optional() -> None:
     strict = tool.openai_schema(strict=True)["function"]["parameters"]
     assert "user_message" in strict["required"] and "null" in strict["properties"]["user_message"]["type"]
     assert "user_message" not in tool.parameters().get("required", [])
-    assert tool.mcp_schema()["properties"]["user_message"]["type"] == "string"
+    assert tool.mcp_schema()["properties"]["user_message"]["type"] == ["string", "null"]  # optional: null allowed
 
 
 # --- a real MCP client over stdio ----------------------------------------------------
@@ -151,7 +151,7 @@ async def _over_mcp(db: str) -> tuple[dict[str, Any], dict[str, Any], str, str]:
 def test_through_a_real_mcp_stdio_client(db_path: Path) -> None:
     pytest.importorskip("mcp")
     schema, out, protocol, listed = anyio.run(_over_mcp, str(db_path))
-    assert schema["properties"]["user_message"]["type"] == "string"
+    assert schema["properties"]["user_message"]["type"] == ["string", "null"]
     assert "user_message" in protocol
     assert [w.split(":")[0] for w in out["warnings"]] == [
         "stored as speculation (the user's words are a question)",

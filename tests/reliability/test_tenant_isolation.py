@@ -131,7 +131,7 @@ def attempts(mid: str) -> Iterator[tuple[str, str, dict[str, Any], Any]]:
         yield "POST", path, alice, body
     yield "PATCH", "/v1/persona", alice, {"attributes": {"role": "hacked"}}
     yield "PATCH", "/v1/persona", {}, {"attributes": {"role": "bob's"}}
-    for path in ("/v1/tasks", "/v1/persona", "/v1/stats"):
+    for path in ("/v1/tasks", "/v1/persona", "/v1/stats", "/v1/chat"):  # GET /v1/chat: is a chat model set up
         yield "GET", path, {}, None
         yield "GET", path, alice, None
     yield "PUT", "/v1/tasks/Task_alice_secret/state", {}, {"state": "cancelled"}
