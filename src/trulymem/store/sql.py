@@ -9,10 +9,13 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from trulymem.model import Scope
+from trulymem.errors import InvalidInput
+from trulymem.model import Scope, from_json
 from trulymem.store.base import When
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from trulymem.model import Fact, Node
@@ -160,3 +163,22 @@ def record_batches(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[Any, list[d
         batch.append(row)
     if batch:
         yield kind, batch
+
+
+def import_batches(rows: Sequence[dict[str, Any]],
+                   progress: Callable[[int], None] | None = None) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """``record_batches`` of known record types (an unknown one is refused, naming it), with
+    ``progress`` told every thousand rows done."""
+    done = 0
+    for kind, batch in record_batches(rows):
+        if kind not in ("user", "node", "fact"):
+            raise InvalidInput(f"unknown record type {kind!r}", field="import")
+        yield kind, batch
+        if progress is not None and (done + len(batch)) // 1000 > done // 1000:
+            progress((done + len(batch)) // 1000 * 1000)
+        done += len(batch)
+
+
+def records(cls: type[T], batch: list[dict[str, Any]]) -> list[T]:
+    """Import rows as models (their ``record`` tag dropped)."""
+    return [from_json(cls, {k: v for k, v in r.items() if k != "record"}) for r in batch]

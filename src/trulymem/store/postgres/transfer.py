@@ -26,7 +26,7 @@ from trulymem.store.postgres.rows import (
     scope_sql,
     utc,
 )
-from trulymem.store.sql import record_batches
+from trulymem.store.sql import import_batches, records
 from trulymem.text import relation_key
 
 _NAMES = {"subject", "object"}  # display names: derived from nodes, not exported
@@ -96,21 +96,13 @@ class TransferMixin(NodeMixin, FactMixin):
         (a row per statement would make moving a large database a round trip per row)."""
         counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
         links: list[tuple[str, str, str]] = []  # superseded_by may point at a fact later in the file
-        done = 0
-        for kind, batch in record_batches(rows):
+        for kind, batch in import_batches(rows, progress):
             if kind == "user":
                 self._import_users(batch, counts)
             elif kind == "node":
-                self._import_nodes([from_json(Node, {k: v for k, v in r.items() if k != "record"}) for r in batch],
-                                   counts)
-            elif kind == "fact":
-                self._import_facts([from_json(Fact, {k: v for k, v in r.items() if k != "record"}) for r in batch],
-                                   counts, links)
+                self._import_nodes(records(Node, batch), counts)
             else:
-                raise InvalidInput(f"unknown record type {kind!r}", field="import")
-            if progress is not None and (done + len(batch)) // 1000 > done // 1000:
-                progress((done + len(batch)) // 1000 * 1000)
-            done += len(batch)
+                self._import_facts(records(Fact, batch), counts, links)
         self._many("UPDATE facts SET superseded_by = %s WHERE user_id = %s AND id = %s", links)
         return counts
 

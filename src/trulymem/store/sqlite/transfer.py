@@ -10,7 +10,7 @@ from typing import Any
 from trulymem.errors import Conflict, InvalidInput
 from trulymem.model import Fact, Node, Scope, from_json, to_json
 from trulymem.store.base import FactQuery, NodeQuery
-from trulymem.store.sql import record_batches
+from trulymem.store.sql import import_batches, records
 from trulymem.store.sqlite.nodes import NodeMixin
 from trulymem.store.sqlite.rows import (
     FACT_COLS,
@@ -77,22 +77,14 @@ class TransferMixin(NodeMixin):
         rows, so an import's cost grows with its rows and nothing else."""
         counts = {"users": 0, "nodes": 0, "facts": 0, "skipped": 0}
         links: list[tuple[str, str]] = []  # superseded_by may point at a fact later in the file
-        done = 0
-        for kind, batch in record_batches(rows):
+        for kind, batch in import_batches(rows, progress):
             if kind == "user":
                 for row in batch:
                     self._import_user(row, counts)
             elif kind == "node":
-                self._import_nodes([from_json(Node, {k: v for k, v in r.items() if k != "record"}) for r in batch],
-                                   counts)
-            elif kind == "fact":
-                self._import_facts([from_json(Fact, {k: v for k, v in r.items() if k != "record"}) for r in batch],
-                                   counts, links)
+                self._import_nodes(records(Node, batch), counts)
             else:
-                raise InvalidInput(f"unknown record type {kind!r}", field="import")
-            if progress is not None and (done + len(batch)) // 1000 > done // 1000:
-                progress((done + len(batch)) // 1000 * 1000)
-            done += len(batch)
+                self._import_facts(records(Fact, batch), counts, links)
         self._many("UPDATE facts SET superseded_by = ? WHERE id = ?", links)
         return counts
 
