@@ -54,7 +54,10 @@ def session(cli: Path, target: list[str]) -> None:
 def test_inspector_over_stdio_on_a_fresh_database(tmp_path: Path) -> None:
     cli = inspector_cli()
     db = tmp_path / "fresh.db"
-    session(cli, ["-e", f"PYTHONPATH={os.environ.get('PYTHONPATH', '')}", "-e", "TRULYMEM_EMBEDDER=hashing",
+    # the Inspector refuses an empty "-e KEY=" value: pass PYTHONPATH on only when it is set
+    path = os.environ.get("PYTHONPATH")
+    env = ["-e", f"PYTHONPATH={path}"] if path else []
+    session(cli, [*env, "-e", "TRULYMEM_EMBEDDER=hashing",
                   sys.executable, "-m", "trulymem", "mcp", "--db", str(db), "--user", "alice"])
 
 
