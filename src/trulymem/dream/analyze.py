@@ -41,9 +41,9 @@ __all__ = ["Analysis", "Contradiction", "DreamSettings", "Merge", "PruneCandidat
 
 
 Progress = Callable[[str, int, int | None], None]  # (what, done, total or None)
+_CHECK_EVERY = 256  # candidate pairs judged between checks of the request's time budget
 # The model's verdicts by pair text, one cache per model client: another model (or a scripted
 # one) is asked afresh, and a client's cache goes with it.
-_CHECK_EVERY = 256  # candidate pairs judged between checks of the request's time budget
 JUDGE_CACHES: WeakKeyDictionary[LLM, dict[tuple[str, str], str]] = WeakKeyDictionary()
 
 

@@ -103,9 +103,15 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
             raise HTTPError(401, "unauthorized", "an API key is required: Authorization: Bearer <key>")
         return Principal(user_id=None, admin=True, keyless=True)  # no keys configured: a local, open server
 
+    def principal_of(request: Any) -> Principal:
+        """Who is asking: as ``authenticate`` found (once a request), else from the header."""
+        if request is None:  # MCP over stdio has no request: this machine's own client
+            return _principal(None)
+        known = request.scope.get("state", {}).get("principal")
+        return known if isinstance(known, Principal) else _principal(request.headers.get("authorization"))
+
     def _mcp_check(request: Any, name: str, args: dict[str, Any]) -> None:
-        principal = _principal(request.headers.get("authorization") if request is not None else None)
-        _bind(principal, args)
+        _bind(principal_of(request), args)
 
     mcp_manager: Any = None
     if mcp:
@@ -114,7 +120,7 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         from trulymem.server.mcp import build_server
 
         def mcp_ctx(request: Any) -> ToolContext:
-            principal = _principal(request.headers.get("authorization") if request is not None else None)
+            principal = principal_of(request)
             return ToolContext(store=store, scope=scope_of_principal(principal, None), now=utcnow(), embedder=embedder,
                                llm=llm, admin=principal.admin)
 
@@ -135,10 +141,6 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
                               "tasks, persona and the dream, over one tool layer.")
     app.state.store = store
     errors.install(app)
-
-    def principal_of(request: Request) -> Principal:
-        known = request.scope.get("state", {}).get("principal")  # see authenticate
-        return known if isinstance(known, Principal) else _principal(request.headers.get("authorization"))
 
     async def authenticate(scope: ASGIScope) -> None:
         """The API's key check, first of all (``RequestLimits``): an unauthenticated request gets
