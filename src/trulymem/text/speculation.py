@@ -8,6 +8,8 @@ and so is any claim whose own words hedge ("probably_plays"), whatever its subje
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
 from trulymem.text import name_key
 from trulymem.text.first_person import rule_statements
@@ -24,11 +26,27 @@ def about_user(subject: str, user_id: str | None) -> bool:
     return key in USER_WORDS or (user_id is not None and key == name_key(user_id)) or bool(_POSSESSIVE.match(key))
 
 
+# mentions of a claim's object judged, at most: each is a scan of the message, and a
+# commit's many claims share one message (up to 32,000 characters)
+_MAX_MENTIONS = 16
+
+
+@lru_cache(maxsize=16)
+def _read(said: str) -> tuple[frozenset[str], str]:
+    """The message's words and its casefolded text, read once for all a commit's claims."""
+    return frozenset(tokens(said)), said.casefold()
+
+
+@lru_cache(maxsize=16)
+def _rule_statements(said: str) -> tuple[Any, ...]:
+    return tuple(rule_statements(said))
+
+
 def _positions(said: str, obj: str) -> list[int]:
     """Where ``said`` mentions the claim's object: every verbatim mention, else the first
     mention of its first content word found."""
-    low, needle = said.casefold(), obj.casefold().strip()
-    found = [m.start() for m in re.finditer(re.escape(needle), low)] if needle else []
+    low, needle = _read(said)[1], obj.casefold().strip()
+    found = [m.start() for m, _ in zip(re.finditer(re.escape(needle), low), range(_MAX_MENTIONS))] if needle else []
     if found:
         return found
     for word in content_terms(re.findall(r"\w+", obj.casefold())):
@@ -43,7 +61,7 @@ def unstated(said: str, relation: str, obj: str) -> str | None:
     polarity — ``None`` when it does: it must hold every content word of the object in a
     sentence that asserts it of the writer (not a question, a condition or someone else)
     with the claim's polarity (a denied statement does not state its positive form)."""
-    heard, low = set(tokens(said)), said.casefold()
+    heard, low = _read(said)
     words = content_terms(tokens(obj))
     # a CJK fragment cut at a quote mark ("叫“星图”") is matched in the raw text
     if not words or not all(w in heard or w in low for w in words):
@@ -58,11 +76,6 @@ def unstated(said: str, relation: str, obj: str) -> str | None:
         if not why:
             return None
     return f"the user's words are {why}" if why in ("a question", "a condition", "about someone else") else why
-
-
-def stated_by(said: str, relation: str, obj: str) -> bool:
-    """True when ``said`` states the claim about the user with its polarity (``unstated``)."""
-    return unstated(said, relation, obj) is None
 
 
 def speculation_reason(subject: str, relation: str, obj: str, said: str, user_id: str | None) -> str | None:
@@ -91,10 +104,10 @@ def _slot_supported(said: str, relation: str, obj: str) -> bool:
     slot = single_valued(relation)
     if slot is None:
         return True
-    low = said.casefold()
+    low = _read(said)[1]
     words = [w for w in re.split(r"[_\s]+", relation.casefold()) if w and w not in STOPWORDS]
     if any((w[:4] if w.isascii() else w) in low for w in words):
         return True
     value = name_key(obj)
     return any(single_valued(st.relation) == slot and (name_key(st.object) in value or value in name_key(st.object))
-               for st in rule_statements(said))
+               for st in _rule_statements(said))
