@@ -176,6 +176,9 @@ def test_mem0_code_paths_for_unknown_ids_and_wildcards(db_path: Path) -> None:
         assert {x["memory"] for x in listed} == {"I drink tea", "I ride a bike"}
         found = m.search("tea bike", filters={"user_id": "alice", "category": "*"})["results"]
         assert {x["memory"] for x in found} == {"I drink tea", "I ride a bike"}
+        # the same key spelled as mem0's metadata object follows the same rule
+        nested = m.get_all(filters={"user_id": "alice", "metadata": {"category": "*"}})["results"]
+        assert {x["memory"] for x in nested} == {"I drink tea", "I ride a bike"}
 
 
 # --- install hints ----------------------------------------------------------------------------

@@ -311,7 +311,7 @@ def _pooled(field: str, op: str, wants: list[Any]) -> Test:
     return lambda row: member(row.get(field))
 
 
-def _compile(spec: Any, path: str, env: Env = PLATFORM) -> Test:
+def _compile(spec: Any, path: str, env: Env) -> Test:
     if not isinstance(spec, dict):
         raise InvalidInput("must be an object", field=path)
     parts: list[Test] = []
@@ -335,7 +335,7 @@ def _compile(spec: Any, path: str, env: Env = PLATFORM) -> Test:
                 raise InvalidInput("'NOT' takes a filter or a list of filters", field=here)
             parts.append((lambda p: lambda row: not p(row))(sub))
         elif _is_metadata_object(key, value):
-            parts += [t for k, v in value.items() for t in _field(f"metadata.{k}", v, f"{here}.{k}")]
+            parts += [t for k, v in value.items() for t in _field(f"metadata.{k}", v, f"{here}.{k}", env)]
         else:
             parts += _field(key, value, here, env)
     if len(parts) == 1:
@@ -343,7 +343,7 @@ def _compile(spec: Any, path: str, env: Env = PLATFORM) -> Test:
     return lambda row: all(p(row) for p in parts)
 
 
-def _field(field: str, value: Any, here: str, env: Env = PLATFORM) -> list[Test]:
+def _field(field: str, value: Any, here: str, env: Env) -> list[Test]:
     """The tests of one field's entry: an operator object, the wildcard or a value."""
     if field in _REFUSED:
         raise InvalidInput(f"cannot be filtered on: {_REFUSED[field]}", field=here)
