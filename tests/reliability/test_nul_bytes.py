@@ -80,6 +80,8 @@ def test_the_stores_refuse_a_nul_that_reaches_them(seeded: tuple[TrulyMem, str])
         mem.store.facts(FactQuery(scope=Scope(user_id="alice"), ids=["a" + NUL]))
     with pytest.raises(InvalidInput, match="NUL"):
         mem.commit([{"subject": "user", "relation": "likes", "object": "x" + NUL}])
+    with pytest.raises(InvalidInput, match="NUL"), mem.store.transaction():  # a store's own import, below the checks
+        mem.store.import_rows([{"record": "user", "user_id": "a" + NUL, "created_at": "2026-01-01T00:00:00+00:00"}])
     assert snapshot(mem) == before
 
 

@@ -42,7 +42,7 @@ from trulymem.llm.base import LLM
 from trulymem.mem0.ops import scope_for
 from trulymem.model import Scope, utcnow
 from trulymem.server import apidocs, chat, errors, platform
-from trulymem.server.errors import HTTPError, error_response, parse_json, tool_error
+from trulymem.server.errors import HTTPError, parse_json, tool_error
 from trulymem.server.fastpath import FastPath
 from trulymem.server.limits import RateLimiter, RequestLimits
 from trulymem.server.platform import read_query
@@ -322,13 +322,8 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
 
     if mcp_manager is not None:
         async def mcp_asgi(scope: ASGIScope, receive: Receive, send: Send) -> None:
-            header = dict(scope.get("headers") or []).get(b"authorization")
-            try:  # refuse at the door: no MCP session without a valid key when keys are in use
-                _principal(header.decode("latin-1") if header else None)
-            except HTTPError as exc:
-                await error_response(exc.status, exc.type, exc.message, headers={"WWW-Authenticate": "Bearer"})(
-                    scope, receive, send)
-                return
+            # no MCP session without a valid key when keys are in use: ``authenticate`` (in
+            # RequestLimits, for every API path /mcp included) refused it before this point
             await mcp_manager.handle_request(scope, receive, send)
 
         app.mount("/mcp", mcp_asgi)

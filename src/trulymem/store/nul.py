@@ -34,11 +34,11 @@ def nul_path(value: Any, path: tuple[str, ...] = ()) -> str | None:
     return None
 
 
-def refuse_nul(params: Sequence[Any], field: str | None = None) -> None:
+def refuse_nul(params: Sequence[Any]) -> None:
     """``InvalidInput`` when a statement's parameter is text holding a NUL."""
     for p in params:
         if type(p) is str and NUL in p:
-            raise InvalidInput(MESSAGE, field=field)
+            raise InvalidInput(MESSAGE)
 
 
 def refuse_nul_rows(rows: Iterable[Sequence[Any]]) -> None:

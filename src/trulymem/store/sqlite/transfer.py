@@ -10,6 +10,7 @@ from typing import Any
 from trulymem.errors import Conflict, InvalidInput
 from trulymem.model import Fact, Node, Scope, from_json, to_json
 from trulymem.store.base import FactQuery, NodeQuery
+from trulymem.store.nul import refuse_nul
 from trulymem.store.sql import import_batches, records
 from trulymem.store.sqlite.nodes import NodeMixin
 from trulymem.store.sqlite.rows import (
@@ -91,9 +92,9 @@ class TransferMixin(NodeMixin):
     def _import_user(self, row: dict[str, Any], counts: dict[str, int]) -> None:
         if not isinstance(row.get("user_id"), str) or not isinstance(row.get("created_at"), str):
             raise InvalidInput("a user record needs user_id and created_at strings", field="import")
-        cur = self._conn.execute(
-            "INSERT OR IGNORE INTO users(user_id, created_at) VALUES (?, ?)", (row["user_id"], row["created_at"])
-        )
+        params = (row["user_id"], row["created_at"])
+        refuse_nul(params)  # as every statement through _q: the row count is read from the cursor here
+        cur = self._conn.execute("INSERT OR IGNORE INTO users(user_id, created_at) VALUES (?, ?)", params)
         counts["users" if cur.rowcount else "skipped"] += 1
 
     def _import_nodes(self, nodes: Sequence[Node], counts: dict[str, int]) -> None:
