@@ -136,7 +136,8 @@ def test_agent_context_lists_turns_apart_from_tasks(memory: TrulyMem) -> None:
     agent.turn("anything else?")
     prompt = llm.requests[-1]["messages"][0]["content"]
     assert "## Recent turns" in prompt
-    chain = prompt.split("## Task chain", 1)[1].split("##", 1)[0] if "## Task chain" in prompt else ""
+    assert "## Task chain" in prompt
+    chain = prompt.split("## Task chain", 1)[1].split("##", 1)[0]
     assert "turn:" not in chain
 
 

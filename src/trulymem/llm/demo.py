@@ -18,6 +18,7 @@ from typing import Any
 from trulymem.config import LLMSettings
 from trulymem.llm.base import Message
 from trulymem.llm.scripted import Script, ScriptedLLM
+from trulymem.text.first_person import rule_statements  # the agent's rules
 
 NAME = "scripted"
 _QUESTION = re.compile(r"\?\s*$|？\s*$|^\s*(what|where|who|when|which|how|why|do|does|did|is|are|can)\b|吗|什么|哪|谁",
@@ -70,8 +71,6 @@ def _step(messages: list[Message]) -> str | dict[str, Any]:
 def _facts(messages: list[Message]) -> str:
     """The user's stated facts in the conversation asked about, found by the runtime's rules, as the
     JSON list of sentences a fact-extraction prompt asks for."""
-    from trulymem.agent.extract import rule_statements  # the agent's rules; imported late: agent uses llm
-
     text = str(messages[-1].get("content") or "")
     said = [line.split(":", 1)[1] for line in text.splitlines() if line.lower().startswith("user:")]
     found = [s for line in said or [text] for s in rule_statements(line)]

@@ -121,10 +121,7 @@ def recalled_facts(facts: list[Fact], score: Mapping[str, float], hop: Mapping[s
                    nodes: Mapping[str, Node] | None = None) -> list[RecalledFact]:
     """The returned facts, built as ``recalled_nodes``; ``valid`` as of ``as_of`` (default: now).
     ``nodes``: the endpoints read, so that a message endpoint is shown by its words."""
-    def shown(node_id: str, name: str | None) -> str:
-        node = nodes.get(node_id) if nodes is not None else None
-        return message_text(node) if node is not None and node.type == NodeType.EPISODE else name or ""
-
+    shown = {i: message_text(n) for i, n in (nodes or {}).items() if n.type == NodeType.EPISODE}
     return [built(RecalledFact, {
         "id": (fid := f.id), "subject": f.subject or "", "relation": f.relation, "object": f.object or "",
         "kind": f.kind.value, "confidence": f.confidence, "speculation": f.speculation, "pinned": f.pinned,
@@ -132,5 +129,5 @@ def recalled_facts(facts: list[Fact], score: Mapping[str, float], hop: Mapping[s
         "mention_count": f.mention_count, "created_at": f.created_at, "valid_at": f.valid_at,
         "invalid_at": f.invalid_at, "superseded_by": f.superseded_by, "subject_id": f.subject_id,
         "object_id": f.object_id, "score": round(score[fid], 4), "hop": hop[fid], "why": why[fid],
-        "text": triple_text(shown(f.subject_id, f.subject), f.relation, shown(f.object_id, f.object), f.speculation),
+        "text": fact_text(f, shown),
     }) for f in facts]

@@ -177,7 +177,7 @@ def list_tasks(ctx: ToolContext, limit: int, state: TaskState | None = None, *,
     and thousands of them would push the tasks out of a newest-first page)."""
     wanted = states or ([state] if state else None)
     if wanted:
-        tasks = [t for t in chain.tasks_in_state(ctx.store, ctx.scope, wanted, None if kind else limit)
+        tasks = [t for t in chain.tasks_in_state(ctx.store, ctx.scope, wanted, _KIND_SCAN if kind else limit)
                  if kind is None or chain.is_turn(t) == (kind == "turn")][:limit]
     elif kind:
         tasks = _of_kind(ctx, limit, kind == "turn")
