@@ -27,7 +27,7 @@ become one test: a set lookup, or one pass over the needles.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -423,10 +423,24 @@ def users_of(spec: Any) -> list[str] | None:
     return None
 
 
+def user_conditions(spec: Any) -> Iterator[Any]:
+    """Each ``user_id`` condition anywhere in a filter (``"bob"``, ``{"in": [...]}``, ``"*"``)."""
+    if isinstance(spec, dict):
+        for k, v in spec.items():
+            if k == "user_id":
+                yield v
+            yield from user_conditions(v)
+    elif isinstance(spec, list):
+        for v in spec:
+            yield from user_conditions(v)
+
+
 def mentions_user(spec: Any) -> bool:
     """Any ``user_id`` condition anywhere in a filter."""
-    if isinstance(spec, dict):
-        return any(k == "user_id" or mentions_user(v) for k, v in spec.items())
-    if isinstance(spec, list):
-        return any(mentions_user(v) for v in spec)
-    return False
+    return any(True for _ in user_conditions(spec))
+
+
+def names_other_user(spec: Any, own: str) -> bool:
+    """Whether any ``user_id`` condition in a filter names a user other than ``own``."""
+    return any(v != own and not (isinstance(v, dict) and v.get("eq") == own and len(v) == 1)
+               for v in user_conditions(spec))

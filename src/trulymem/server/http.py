@@ -35,7 +35,7 @@ from trulymem.dream import result_json
 from trulymem.dream.scope_plan import apply_reviewed
 from trulymem.embed import Embedder
 from trulymem.errors import InvalidInput, NotFound, TrulyMemError
-from trulymem.filters import mentions_user, scope_of
+from trulymem.filters import mentions_user, names_other_user, scope_of
 from trulymem.graph import TrulyMem
 from trulymem.keys import any_active, verify
 from trulymem.llm.base import LLM
@@ -48,7 +48,6 @@ from trulymem.server.limits import RateLimiter, RequestLimits
 from trulymem.server.platform import read_query
 from trulymem.store import open_store
 from trulymem.tools import REGISTRY, ToolContext, call_tool, get_tool, run_tool
-from trulymem.tools.base import names_other_user
 from trulymem.web import routes as web
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}

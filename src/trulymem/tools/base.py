@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_
 
 from trulymem.embed.base import Embedder
 from trulymem.errors import Forbidden, InvalidInput, NotFound, TrulyMemError
+from trulymem.filters import names_other_user
 from trulymem.limits import LIMITS, Limits, shown
 from trulymem.llm.base import LLM
 from trulymem.model import Node, NodeType, Scope
@@ -105,19 +106,6 @@ class ToolContext:
     def node_ids(self, name: str, scope: Scope | None = None) -> list[str]:
         """Ids of the nodes this name resolves to (one per namespace the scope sees)."""
         return [n.id for n in self.store.nodes(NodeQuery(scope=scope or self.scope, keys=[name_key(name)]))]
-
-
-def names_other_user(filters: Any, own: str) -> bool:
-    """Whether any ``user_id`` condition in mem0 filters names a user other than ``own``."""
-    if isinstance(filters, dict):
-        for k, v in filters.items():
-            if k == "user_id" and v != own and not (isinstance(v, dict) and v.get("eq") == own and len(v) == 1):
-                return True
-            if names_other_user(v, own):
-                return True
-    if isinstance(filters, list):
-        return any(names_other_user(v, own) for v in filters)
-    return False
 
 
 def require_user(ctx: ToolContext) -> None:
