@@ -444,3 +444,15 @@ def names_other_user(spec: Any, own: str) -> bool:
     """Whether any ``user_id`` condition in a filter names a user other than ``own``."""
     return any(v != own and not (isinstance(v, dict) and v.get("eq") == own and len(v) == 1)
                for v in user_conditions(spec))
+
+
+def and_filter(spec: Any, condition: dict[str, Any] | None) -> Any:
+    """``spec`` with ``condition`` ANDed in (both must hold); either may be absent."""
+    if condition is None:
+        return spec
+    return {"AND": [spec, condition]} if spec else condition
+
+
+def with_run(spec: Any, run_id: Any) -> Any:
+    """``spec`` narrowed to one run (mem0's ``run_id`` argument beside its filters)."""
+    return and_filter(spec, None if run_id is None else {"run_id": run_id})

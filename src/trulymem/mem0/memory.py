@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from trulymem.config import Settings
 from trulymem.embed import Embedder, get_embedder
 from trulymem.errors import InvalidInput, NotFound
+from trulymem.filters import with_run
 from trulymem.llm import LLM, get_llm
 from trulymem.mem0 import ops as mem0_ops
 from trulymem.mem0.config import read_config
@@ -118,7 +119,7 @@ class Memory:
         _flags(rerank=rerank, explain=explain, show_expired=show_expired)
         with validation_as_invalid():
             ctx = self._filtered(filters, user_id, agent_id, app_id)
-            out = mem0_ops.search(ctx, ctx.scope, query, filters=_with_run(filters, run_id),
+            out = mem0_ops.search(ctx, ctx.scope, query, filters=with_run(filters, run_id),
                                   top_k=limit if limit is not None else top_k, threshold=threshold, wildcard_any=True)
         return {"results": [mem0_item(r, score=True) for r in out["results"]]}
 
@@ -140,7 +141,7 @@ class Memory:
         size = next((n for n in (page_size, limit, top_k) if n is not None), 100)
         with validation_as_invalid():
             ctx = self._filtered(filters, user_id, agent_id, app_id)
-            out = mem0_ops.get_all(ctx, ctx.scope, filters=_with_run(filters, run_id), page=1 if page is None else page,
+            out = mem0_ops.get_all(ctx, ctx.scope, filters=with_run(filters, run_id), page=1 if page is None else page,
                                    page_size=size, wildcard_any=True)
         results = [mem0_item(r, score=False) for r in out["results"]]
         return {**out, "results": results} if page is not None or page_size is not None else {"results": results}
@@ -168,7 +169,7 @@ class Memory:
         """mem0's ``delete_all`` (the count is in the tools' and HTTP API's answer, not mem0's)."""
         with validation_as_invalid():
             ctx = self._filtered(filters, user_id, agent_id, app_id)
-            mem0_ops.delete_all(ctx, ctx.scope, _with_run(filters, run_id), wildcard_any=True)
+            mem0_ops.delete_all(ctx, ctx.scope, with_run(filters, run_id), wildcard_any=True)
         return {"message": "Memories deleted successfully!"}
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
@@ -210,12 +211,6 @@ def _flags(**given: Any) -> None:
     for name, value in given.items():
         if not isinstance(value, bool):
             raise InvalidInput("must be true or false", field=name)
-
-
-def _with_run(filters: dict[str, Any] | None, run_id: str | None) -> dict[str, Any] | None:
-    if run_id is None:
-        return filters
-    return {"AND": [filters, {"run_id": run_id}]} if filters else {"run_id": run_id}
 
 
 class AsyncMemory:

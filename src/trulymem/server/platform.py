@@ -38,7 +38,7 @@ from typing import Any
 from fastapi import APIRouter, Body, FastAPI, Request
 
 from trulymem.errors import InvalidInput, TrulyMemError
-from trulymem.filters import SCOPE_FIELDS, WILDCARD
+from trulymem.filters import SCOPE_FIELDS, WILDCARD, and_filter, with_run
 from trulymem.limits import LIMITS
 from trulymem.mem0 import ops
 from trulymem.memories import iter_memories
@@ -150,13 +150,6 @@ def _add_args(body: dict[str, Any]) -> dict[str, Any]:
     return {**named, **{k: body[k] for k in ENTITY_IDS if k in body}}
 
 
-def _with_run(filters: Any, run_id: Any) -> Any:
-    """The filters with the run's condition ANDed in (every condition holds)."""
-    if run_id is None:
-        return filters
-    return {"AND": [filters, {"run_id": run_id}]} if filters else {"run_id": run_id}
-
-
 def _entities(given: dict[str, Any]) -> dict[str, Any]:
     """The ``user_id``, ``agent_id`` and ``app_id`` a request gives (an empty one too: the tools refuse it)."""
     return {k: given[k] for k in SCOPE_FIELDS if given.get(k) is not None}
@@ -220,7 +213,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext, any_user: AnyUser) -
         if "top_k" in body and {"page", "page_size"} & set(given):
             raise InvalidInput("give top_k, or page and page_size", field="top_k")
         size = page_size if page_size is not None else body.get("top_k", 100)
-        filters = _with_run(body.get("filters"), body.get("run_id"))
+        filters = with_run(body.get("filters"), body.get("run_id"))
         args = {**_entities(body), "page": page, "page_size": size,
                 **({"filters": filters} if filters is not None else {})}
         res = run(request, "get_memories", args, None)
@@ -233,11 +226,11 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext, any_user: AnyUser) -
         query(request, set())
         body = _body(payload, {"query", "filters", "top_k", "limit", "threshold", "user_id", "agent_id", "app_id",
                                "run_id", "metadata"})
-        filters = _with_run(body.get("filters"), body.get("run_id"))
+        filters = with_run(body.get("filters"), body.get("run_id"))
         if "metadata" in body:  # 1.x's metadata narrows by those keys: a filter on them, beside the others
             if not isinstance(body["metadata"], dict):
                 raise InvalidInput("must be an object", field="metadata")
-            filters = {"AND": [filters, {"metadata": body["metadata"]}]} if filters else {"metadata": body["metadata"]}
+            filters = and_filter(filters, {"metadata": body["metadata"]})
         if "limit" in body:
             if "top_k" in body:
                 raise InvalidInput("give top_k or limit, not both", field="limit")
@@ -278,7 +271,7 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext, any_user: AnyUser) -
     @router.delete("/v1/memories/", summary="mem0 platform: forget the memories the entity ids and filters select")
     def delete_all(request: Request) -> Any:
         given = query(request, {*ENTITY_IDS, "filters"}, filters=True)
-        filters = _with_run(given.get("filters"), given.get("run_id"))
+        filters = with_run(given.get("filters"), given.get("run_id"))
         args = {**_entities(given), **({"filters": filters} if filters is not None else {})}
         res = run(request, "delete_all_memories", args, None)
         return {"message": res["message"]}
