@@ -299,13 +299,14 @@ def _env(ctx: ToolContext, wildcard_any: bool) -> Env:
     """The filter environment of a call: ``memory_ids`` resolved to the current versions
     of those memories (an unknown, deleted or retired id selects nothing, as a filter does)."""
     def resolve(ids: list[str]) -> set[str]:
-        out: set[str] = set()
-        for memory_id in ids:
-            try:
-                out.add(_fact(ctx, memory_id, Scope.everyone()).id)
-            except NotFound:
-                continue
-        return out
+        wanted = [stored_ids(memory_id) for memory_id in ids]
+        seen = Scope.everyone()
+        # the first versions in one read (a filter may name hundreds); each followed to its newest
+        found = {f.id: f for f in ctx.store.facts(FactQuery(scope=seen, ids=[s for w in wanted for s in w],
+                                                            validity="all"))} if wanted else {}
+        firsts = [next((found[s] for s in w if s in found), None) for w in wanted]
+        current = (newest(ctx.store, seen, f) for f in firsts if f is not None and is_memory(f))
+        return {f.id for f in current if f.invalid_at is None}
     return Env(resolve=resolve, wildcard_any=wildcard_any)
 
 
