@@ -7,6 +7,7 @@ out answers 503 with ``Retry-After`` and changes nothing. Re-run over PostgreSQL
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import threading
 import time
@@ -134,10 +135,11 @@ def test_server_dreams_do_not_stall_another_user(db_path: Path, tmp_path: Path) 
                 assert r.status_code == 200, r.text
                 return r.json()  # type: ignore[no-any-return]
 
-            async def over_mcp(mode: str) -> None:
+            async def over_mcp(mode: str) -> Any:
                 async with http_session(s.url) as session:
                     res = await session.call_tool("memory_dream", {"mode": mode, "user_id": "u", "app_id": "mcp"})
                     assert not res.isError, res.content
+                    return json.loads(res.content[0].text)
 
             with httpx.Client(base_url=s.url, timeout=60) as rc, \
                     Reader(lambda: rc.get("/v1/stats", params={"user_id": OTHER}).raise_for_status()) as reader:
@@ -148,7 +150,7 @@ def test_server_dreams_do_not_stall_another_user(db_path: Path, tmp_path: Path) 
                                         ("MCP memory_dream", lambda m=mode: anyio.run(over_mcp, m))):
                         out, t0, t1 = timed(dream)
                         lines.append(check_reads(reader, f"{what} {mode}", t0, t1))
-                        if out is not None and mode == "auto":
+                        if mode == "auto":
                             assert out["applied"]["merged"] == PAIRS, out["applied"]
             ok, locked = finish()
         assert reader.failures == [] and ok > 0 and locked == [], (reader.failures, locked[:3])
