@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from trulymem.errors import InvalidInput
+from trulymem.errors import Conflict, InvalidInput
 from trulymem.model import Scope, from_json
 from trulymem.store.base import When
 
@@ -182,3 +182,9 @@ def import_batches(rows: Sequence[dict[str, Any]],
 def records(cls: type[T], batch: list[dict[str, Any]]) -> list[T]:
     """Import rows as models (their ``record`` tag dropped)."""
     return [from_json(cls, {k: v for k, v in r.items() if k != "record"}) for r in batch]
+
+
+def twin_node(user: str, name: str, node_id: str) -> Conflict:
+    """An imported node that would stand beside a node of the same name (in the file or the database)."""
+    return Conflict(f"user {user!r} already has a node {name!r} ({node_id}); a node of the file would duplicate "
+                    "it — import into a database without this user", field="import")

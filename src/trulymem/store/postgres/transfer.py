@@ -26,7 +26,7 @@ from trulymem.store.postgres.rows import (
     scope_sql,
     utc,
 )
-from trulymem.store.sql import import_batches, records
+from trulymem.store.sql import import_batches, records, twin_node
 from trulymem.text import relation_key
 
 _NAMES = {"subject", "object"}  # display names: derived from nodes, not exported
@@ -132,8 +132,7 @@ class TransferMixin(NodeMixin, FactMixin):
                 continue
             where = (node.user_id, node.agent_id or "", node.app_id or "", node.key)
             if where in names:
-                raise Conflict(f"user {node.user_id!r} already has a node {node.name!r} ({names[where]}); a node of "
-                               "the file would duplicate it — import into a database without this user", field="import")
+                raise twin_node(node.user_id, node.name, names[where])
             names[where] = node.id
             existing[node.id] = node
             new.append(node)
@@ -144,8 +143,7 @@ class TransferMixin(NodeMixin, FactMixin):
              [n.key for n in new]))
         if twins:
             nid, user, name = twins[0]
-            raise Conflict(f"user {user!r} already has a node {name!r} ({nid}); a node of the file would duplicate "
-                           "it — import into a database without this user", field="import")
+            raise twin_node(user, name, nid)
         self._copy(_NODE_COPY, [
             (n.user_id, n.id, n.agent_id or "", n.app_id or "", n.name, n.key, n.type, n.summary,
              dump_json(n.metadata), n.created_at, n.updated_at,

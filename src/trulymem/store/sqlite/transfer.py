@@ -11,7 +11,7 @@ from trulymem.errors import Conflict, InvalidInput
 from trulymem.model import Fact, Node, Scope, from_json, to_json
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.store.nul import refuse_nul
-from trulymem.store.sql import import_batches, records
+from trulymem.store.sql import import_batches, records, twin_node
 from trulymem.store.sqlite.nodes import NodeMixin
 from trulymem.store.sqlite.rows import (
     FACT_COLS,
@@ -112,7 +112,7 @@ class TransferMixin(NodeMixin):
                 continue
             where = (node.user_id, node.agent_id or "", node.app_id or "", node.key)
             if where in names:  # twice in the file under two ids
-                raise _twin(node.user_id, node.name, names[where].id)
+                raise twin_node(node.user_id, node.name, names[where].id)
             names[where] = known[node.id] = node
             new.append(node)
         twins = self._q(
@@ -120,7 +120,7 @@ class TransferMixin(NodeMixin):
             "FROM w JOIN nodes n ON n.user_id = w.u AND n.agent_id = w.a AND n.app_id = w.p AND n.key = w.k LIMIT 1",
             [v for where in names for v in where]) if new else []
         if twins:
-            raise _twin(twins[0][1], twins[0][2], twins[0][0])
+            raise twin_node(twins[0][1], twins[0][2], twins[0][0])
         self._many(
             "INSERT INTO nodes(id, user_id, agent_id, app_id, name, key, type, summary, metadata, "
             "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -151,7 +151,3 @@ class TransferMixin(NodeMixin):
             self.insert_facts(new)
         counts["facts"] += len(new)
 
-
-def _twin(user: str, name: str, node_id: str) -> Conflict:
-    return Conflict(f"user {user!r} already has a node {name!r} ({node_id}); a node of the file would duplicate "
-                    "it — import into a database without this user", field="import")
