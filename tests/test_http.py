@@ -215,3 +215,15 @@ def test_more_bad_requests(open_server: Served) -> None:
         assert r.status_code == 422 and "deeper" in r.json()["error"]["message"]
         assert ok(c.post("/v1/dream", json={"mode": "apply"}))["project"] == "default"  # no user named: the default
         assert c.delete("/v1/memories", params={"user_id": "a", "agent_id": ""}).status_code == 422
+
+
+def test_an_empty_path_segment_is_no_route_never_a_redirect(open_server: Served) -> None:
+    """An id of "/" (sent as %2F) leaves an empty segment: answered 404 in the error shape,
+    never redirected to the list (or the delete-all) route without its trailing slash."""
+    with httpx.Client(base_url=open_server.url, timeout=30, follow_redirects=False) as c:
+        ok(c.post("/v1/memories", json={"text": "I keep bees", "user_id": "alice"}))
+        for method, path in (("GET", "/v1/memories/%2F"), ("DELETE", "/v1/memories/%2F"),
+                             ("GET", "/v1/memories/%2F/history"), ("PUT", "/v1/memories//")):
+            r = c.request(method, path, params={"user_id": "alice"})
+            assert r.status_code == 404 and r.json()["error"]["type"] == "not_found", (method, path, r.text)
+        assert len(ok(c.get("/v1/memories", params={"user_id": "alice"}))["results"]) == 1

@@ -142,6 +142,10 @@ class RequestLimits:
         if scope["type"] != "http" or path in EXEMPT:
             await self.app(scope, receive, send)
             return
+        if "//" in path:  # an empty segment (an id of "/", sent as %2F) would be redirected to another route
+            await self._refuse(scope, receive, send, HTTPError(
+                404, "not_found", f"no route {path!r}: a path segment is empty (an id cannot be empty or '/')"))
+            return
         why = foreign(scope) if self.keyless else None
         if why:
             await self._refuse(scope, receive, send, HTTPError(
