@@ -62,9 +62,12 @@ def _seed(db: Path) -> float:
         bob = mem.with_scope(user_id="bob")
         bob.call("add_memory", {"text": "bob likes tea"})
         bob.call("add_memory", {"text": "bob plays chess"})
-        t = time.perf_counter()
-        assert mem.call("get_memories", {"page_size": 1}).ok
-        return time.perf_counter() - t
+        took = []
+        for _ in range(3):  # the fastest of three: a busy moment must not make the budget generous
+            t = time.perf_counter()
+            assert mem.call("get_memories", {"page_size": 1}).ok
+            took.append(time.perf_counter() - t)
+        return min(took)
 
 
 def test_a_server_request_over_budget_in_a_filter_loop_answers_503_and_changes_nothing(db_path: Path) -> None:
