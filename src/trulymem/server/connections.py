@@ -12,7 +12,8 @@ ASGI, at the socket and the HTTP protocol, so it holds whatever the app does:
   accepted. At ``max_connections`` (never more than the open-file limit leaves
   room for) it first closes the connections that have waited on their client
   longest — unfinished headers or body, idle keep-alive — and accepts the new
-  one once they are gone; with nobody waiting it refuses the new connection.
+  one once they are gone; connections accepted but not yet started are waited
+  for, never taken as busy; with nobody waiting it refuses the new connection.
   Descriptors never run out, so accepting never fails, and a flood costs the
   flooder its own oldest connections.
 - :class:`GuardedH11Protocol` is uvicorn's h11 protocol with deadlines: a
@@ -69,6 +70,10 @@ class ConnectionGuard:
         self.evicted = 0
         self.refused = 0
 
+    def pending(self) -> int:
+        """Sockets accepted whose connection has not started yet (asyncio starts it a loop turn later)."""
+        return max(0, self.open - len(self.live))
+
     def evict(self, n: int) -> int:
         """Close up to ``n`` of the oldest connections that are waiting on their client; how many were closed."""
         done = 0
@@ -103,9 +108,10 @@ class GuardedListener(socket.socket):
     def accept(self) -> tuple[socket.socket, Any]:
         guard = self.guard
         while guard.open >= guard.limit:
-            if guard.closing or guard.evict(EVICT_BATCH):
+            if guard.closing or guard.pending() or guard.evict(EVICT_BATCH):
                 # asyncio reads this as "nothing to accept" and tries again on its next turn, after the
-                # evicted sockets have closed
+                # evicted sockets have closed or the ones just accepted have become connections that
+                # can be evicted (asyncio accepts a whole backlog in one turn before any of them is live)
                 raise BlockingIOError
             conn, _ = super().accept()  # every connection is busy with a request: refuse this one
             conn.close()
