@@ -247,3 +247,24 @@ def test_each_model_client_is_asked_afresh_not_answered_from_anothers_verdicts(d
         llm = ScriptedLLM([str([{"pair": 0, "verdict": verdict}]).replace("'", '"')])
         a = analyze(items, load_retention(), datetime.now(UTC), embedder=dream_embedder("auto", None), llm=llm)
         assert len(llm.requests) == 1 and len(a.merges) == merged
+
+
+def test_a_role_with_one_holder_held_by_two_is_a_conflict_other_shared_roles_are_not(db_path: Path,
+                                                                                        tmp_path: Path) -> None:
+    """Written apart from the rules: an owner, lead or 负责人 of one definite thing is one
+    person at a time; reviewing, using or owning *a* thing is not exclusive."""
+    with TrulyMem(db_path, user_id="u", app_id="p") as mem:
+        mem.commit([note("Ines owns the billing dashboard."), note("Tariq owns the billing dashboard."),
+                    note("Ines reviews the onboarding emails."), note("Tariq reviews the onboarding emails."),
+                    note("Ines owns a sea kayak.", "fact"), note("Tariq owns a sea kayak.", "fact"),
+                    note("Wen is the tech lead for the payments squad."),
+                    note("Olu is the tech lead for the payments squad."),
+                    note("周航负责数据平台的值班。"), note("林珊负责数据平台的值班。"),
+                    note("Ines leads the search team."), note("Tariq leads the growth team.")])
+        res = run_dream(mem, project_dir=tmp_path, dry_run=True, emit=lambda _: None)
+    assert res.analysis is not None
+    conflicts = sorted(sorted((c.a.memory, c.b.memory)) for c in res.analysis.conflicts)
+    assert conflicts == [["Ines owns the billing dashboard.", "Tariq owns the billing dashboard."],
+                         ["Olu is the tech lead for the payments squad.", "Wen is the tech lead for the payments squad."],
+                         ["周航负责数据平台的值班。", "林珊负责数据平台的值班。"]]
+    assert not res.analysis.merges

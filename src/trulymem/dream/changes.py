@@ -11,7 +11,8 @@ from trulymem.dream.similarity import words
 # "we moved from Heroku to Lambda", "switched from npm to pnpm", "replaced Jenkins with GitHub Actions",
 # "no longer use X", 从X迁移到Y, 由X换成Y, 不再使用X: the old value is no longer current.
 _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
-    r"\b(?:moved|migrated|switched|changed|went|upgraded|transitioned)\s+(?:\w+\s+){0,3}?(?:from|off(?: of)?)\s+"
+    r"\b(?:moved|migrated|switched|changed|went|upgraded|transitioned)\s+(?:[\w'’-]+\s+){0,3}?"
+    r"(?:from|off(?: of)?)\s+"
     r"(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:to|onto|for)\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
     r"\breplaced\s+(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+with\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
     r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|has been|got)\s+replaced\s+by\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
@@ -57,8 +58,17 @@ def replaced_value(text: str) -> str | None:
     return None
 
 
+def retires(change: str, other: str) -> bool:
+    """``change`` gives up a value ``other`` states, and ``other`` is no change itself. What
+    moved is not required to be named in ``other`` too: a change often names it in other
+    words ("the frontend" / "our website")."""
+    old = replaced_value(change)
+    return old is not None and replaced_value(other) is None and mentions(other, old)
+
+
 # "moved to BigQuery", "switched to Helix", 改用 OneSignal, 迁到 GitLab: only the new value is named
-_MOVED_EN = re.compile(r"\b(?:moved|migrated|switched|transitioned|changed|went over)\s+(?:\w+\s+){0,2}?(?:to|onto)\s+"
+_MOVED_EN = re.compile(r"\b(?:moved|migrated|switched|transitioned|changed|went over)\s+(?:[\w'’-]+\s+){0,3}?"
+                       r"(?:over\s+)?(?:to|onto)\s+"
                        r"(?P<new>(?:[^,.;]|\.(?=\w))+)", re.IGNORECASE)
 _MOVED_ZH = re.compile(r"(?:改用|换成|换到|迁到|迁移到|搬到|切换到|改为|转到)了?(?P<new>[^，。；,;了]{1,20})")
 

@@ -6,10 +6,11 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from trulymem.dream.changes import mentions, moved_to, replaced_value
+from trulymem.dream.changes import mentions, moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content
 from trulymem.dream.judge import cjk, denies, different_predicates, other_owner, other_subjects, values
+from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
 from trulymem.dream.vocab import (
     ANTONYMS,
@@ -155,7 +156,7 @@ def _changes(live: Sequence[MemoryItem], add: Any) -> None:
         for j in hits:
             other = live[j]
             if j != i and kind_of(other) == kind_of(live[i]) and other.created_at <= live[i].created_at \
-                    and mentions(other.memory, old) and replaced_value(other.memory) is None:
+                    and retires(live[i].memory, other.memory):
                 add(other, live[i], "")
 
 
@@ -229,6 +230,8 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
             else None
     if not left or not right or _synonyms(left, right) or set(left) <= set(right) or set(right) <= set(left):
         return None
+    if other_holder(a.memory, b.memory):
+        return "conflict", topic  # "[Dev] owns the ledger service" / "[Hana] …": one owner at a time
     if other_subjects(a.memory, b.memory) or other_owner(a.memory, b.memory):
         return "distinct", topic  # "[iOS] release builds are uploaded by fastlane" / "[Android] …"
     if max(_span_words(left), _span_words(right)) > len(_content(shared)):

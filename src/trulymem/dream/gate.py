@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-from trulymem.dream.changes import mentions, replaced_value
+from trulymem.dream.changes import retires
 from trulymem.dream.judge import Judged, _two_places, cjk, denies, opposite, values
 from trulymem.dream.similarity import negated, without_negation, words
 from trulymem.dream.values import _EN_NUMBER, kin_differs, special_values
@@ -181,7 +181,7 @@ def not_a_conflict(a: str, b: str) -> bool:
     (another subject with another value: "Backfilling [sessions] takes [2] hours" /
     "… [events] … [6] hours"). Or a negation bounds what the other does not say (a limit
     beside a habit: "can't run more than 10 km" / "runs every morning")."""
-    if any(old is not None and mentions(other, old) for old, other in ((replaced_value(a), b), (replaced_value(b), a))):
+    if retires(a, b) or retires(b, a):
         return False  # one says the other's value was given up: a change, whatever else differs
     if negated(a) == negated(b) and not opposite(a, b) and not opposite(b, a):
         return bool(_ADDITIVE.search(a) or _ADDITIVE.search(b)) or (cjk(a) == cjk(b) and _two_places(a, b))

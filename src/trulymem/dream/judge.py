@@ -12,7 +12,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
-from trulymem.dream.changes import mentions, replaced_value
+from trulymem.dream.changes import retires
+from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import ABBREVIATIONS, common_ends, negated, without_negation, words
 from trulymem.dream.values import special_values
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_PHRASES, OWNER_WORDS
@@ -156,7 +157,7 @@ def judge(a: str, b: str, frames: FrameSimilarity | None = None, similarity: flo
     around what differs, then language; ``ambiguous`` when the rules cannot tell (a model
     decides, or nothing is merged). ``similarity``: the pair's cosine, where an encoder found it."""
     one_language = cjk(a) == cjk(b)
-    verdict = _by_change(a, b, one_language) or _by_negation(a, b, one_language) or \
+    verdict = _by_change(a, b, one_language) or _by_role(a, b) or _by_negation(a, b, one_language) or \
         _by_values(a, b, one_language, frames) or _by_frame(a, b, one_language)
     return verdict or _by_language(a, b, one_language, similarity)
 
@@ -179,11 +180,12 @@ def masked(text: str, other: str | None = None) -> str:
 def _by_change(a: str, b: str, one_language: bool) -> Judged | None:
     """A change statement retires what the other says ("We ripped out webpack; …" / "The
     frontend is bundled with webpack")."""
-    for new, other in ((a, b), (b, a)):
-        old = replaced_value(new)
-        if old is not None and replaced_value(other) is None and mentions(other, old):
-            return "contradiction"
-    return None
+    return "contradiction" if retires(a, b) or retires(b, a) else None
+
+
+def _by_role(a: str, b: str) -> Judged | None:
+    """One holder at a time: "Dev owns the ledger service" / "Hana owns the ledger service"."""
+    return "contradiction" if other_holder(a, b) else None
 
 
 def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
