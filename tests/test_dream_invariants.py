@@ -268,3 +268,20 @@ def test_a_role_with_one_holder_held_by_two_is_a_conflict_other_shared_roles_are
                          ["Olu is the tech lead for the payments squad.", "Wen is the tech lead for the payments squad."],
                          ["周航负责数据平台的值班。", "林珊负责数据平台的值班。"]]
     assert not res.analysis.merges
+
+
+def test_agreeing_contrasts_and_two_subjects_with_two_values_are_not_conflicts() -> None:
+    """Written apart from the rules: "A rather than B" agrees with "A, not B"; another subject
+    with another value ("[trips] … [3] days" / "[hotels] … [10] days", "[订单] API 的 QPS 上限是 [500]" /
+    "[搜索] API …") is two facts, in both languages, whether the word between is a verb or a name."""
+    from trulymem.dream.judge import judge
+
+    assert judge("Address him as Teo rather than Matteo", "His preferred name is Teo, not Matteo") != "contradiction"
+    assert judge("Refunding a cancelled trip takes about 3 days",
+                 "Refunding a cancelled hotel takes about 10 days") == "distinct"
+    assert judge("订单 API 的 QPS 上限是 500", "搜索 API 的 QPS 上限是 200") == "distinct"
+    # one subject, one slot, two values stays a conflict
+    assert judge("Refunding a cancelled trip takes about 3 days",
+                 "Refunding a cancelled trip takes about 10 days") == "contradiction"
+    assert judge("订单 API 的 QPS 上限是 500", "订单 API 的 QPS 上限是 800") == "contradiction"
+    assert judge("Address him as Teo", "Address him as Matteo") == "contradiction"

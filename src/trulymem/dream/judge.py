@@ -330,6 +330,11 @@ def _negation_scopes(text: str) -> tuple[tuple[str, ...], ...]:
     return tuple(out)
 
 
+# what the other side sets aside itself: "Call her Maya rather than Mariana" does not say
+# what "… is Maya, not Mariana" denies
+_CONTRAST = re.compile(r"\b(?:rather than|instead of)\s+([^,;.]{1,40})", re.IGNORECASE)
+
+
 def _negated_side(a: str, b: str) -> tuple[str, set[str]]:
     neg, other = (a, b) if _seen(a)[2] else (b, a)
     return neg, set(_seen(other)[0])
@@ -341,7 +346,9 @@ def denies(a: str, b: str) -> bool:
     not just any negation somewhere ("Use pnpm, not npm" / "The package manager is pnpm")."""
     neg, said = _negated_side(a, b)
     scopes = _negation_scopes(neg)
-    if any(scope and all(w in said for w in scope) for scope in scopes):
+    other = b if neg is a else a
+    set_aside = {w for m in _CONTRAST.finditer(other) for w in words(m.group(1))}
+    if any(scope and all(w in said for w in scope) and not all(w in set_aside for w in scope) for scope in scopes):
         return True
     return not scopes  # negated by a form the word list misses: assume so
 
@@ -397,10 +404,12 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
     # a shared Chinese character ("云" in 阿里云 / 腾讯云) is part of the values, not a word between
     # them; two in a row ("负责" in 李娜负责后端 / 张伟负责前端) are a word
     pairs = set(zip(mx, mx[1:])) & set(zip(my, my[1:]))
-    shared = {t for t in (set(mx) & set(my)) - GENERIC - OWNER_WORDS if len(t) > 1}
+    shared = {t for t in (set(mx) & set(my)) - _ADVERBS - OWNER_WORDS if len(t) > 1}
     shared |= {t for pair in pairs for t in pair if _CJK_CHAR.match(t)}
-    # a value both name ("July" in "July 14" / "July 4") is part of the value, not a word between
-    shared -= set(words(" ".join(_seen(a)[1] & _seen(b)[1]))) | (_in_values(a) & _in_values(b))
+    # a number or month both name ("July" in "July 14" / "July 4") is part of the value, not a word
+    # between; a name both say is ("报表 [DAG 的 SLA] 是 4 小时" / "采集 …")
+    common = set(words(" ".join(_seen(a)[1] & _seen(b)[1])))
+    shared -= {t for t in common if t.isdigit() or _MONTH.fullmatch(t.capitalize())} | (_in_values(a) & _in_values(b))
 
     def between(seq: tuple[str, ...]) -> bool:
         inside = [k for k, t in enumerate(seq) if t in shared]
@@ -408,6 +417,9 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
             any(t not in shared for t in seq[inside[-1] + 1:]) and \
             (small is None or sum(t not in shared for t in seq) <= small)
     return between(mx) and between(my)
+
+
+_ADVERBS = GENERIC - frozenset(words("use make get go set put keep take give do done"))  # verbs separate
 
 
 def _in_values(text: str) -> set[str]:
