@@ -74,3 +74,17 @@ def test_rest_filters_as_json_text_are_key_checked(db_path: Path) -> None:
             assert r.status_code == 422 and r.json()["error"]["field"] == "filters"
     finally:
         served.stop()
+
+
+@pytest.mark.parametrize("flags, mcp", [((), True), (("--no-mcp",), False)], ids=["with MCP", "--no-mcp"])
+def test_the_start_line_names_mcp_only_when_it_is_served(db_path: Path, flags: tuple[str, ...], mcp: bool) -> None:
+    served = Served(str(db_path), *flags)
+    try:
+        answer = httpx.post(served.url + "/mcp", json={}, timeout=10,
+                            headers={"Accept": "application/json, text/event-stream"})
+        served.log.seek(0)
+        start = served.log.read().splitlines()[0]
+    finally:
+        served.stop()
+    assert ("MCP /mcp" in start) is mcp and ("no MCP" in start) is not mcp, start
+    assert (answer.status_code == 404) is not mcp, answer.status_code

@@ -72,6 +72,8 @@ def test_platform_filters_and_by_id_calls_on_a_keyless_server(client: Any) -> No
     f = {"AND": [{"user_id": "alice"}, {"agent_id": "*"}]}
     assert [m["memory"] for m in c.get_all(filters=f)["results"]] == ["I cycle to work"]
     assert {m["user_id"] for m in c.get_all(filters={"user_id": "*"})["results"]} == {"alice", "bob"}
+    # … and a search of "*" searches each user with such memories
+    assert {m["id"] for m in c.search("eats food", filters={"user_id": "*"})["results"]} >= {vegan, bob}
     # an OR of users is searched in each, merged by score
     found = c.search("eats food", filters={"OR": [{"user_id": "alice"}, {"user_id": "bob"}]})["results"]
     assert {vegan, bob} <= {m["id"] for m in found} and [m["score"] for m in found] == sorted(
@@ -112,7 +114,8 @@ def test_a_users_key_still_reaches_only_its_user(db_path: Path, monkeypatch: pyt
         assert a.search("anything", filters={"user_id": "alice"})["results"] == []  # alice exists from her key
         for call in (lambda: a.get(secret), lambda: a.update(secret, text="x", user_id="bob"),
                      lambda: a.search("secret", filters={"OR": [{"user_id": "alice"}, {"user_id": "bob"}]}),
-                     lambda: a.get_all(filters={"user_id": "*"})):
+                     lambda: a.get_all(filters={"user_id": "*"}),
+                     lambda: a.search("secret", filters={"user_id": "*"})):
             with pytest.raises(error()):
                 call()
         assert b.get(secret)["memory"] == "Bob's secret"
@@ -179,6 +182,13 @@ def test_mem0_code_paths_for_unknown_ids_and_wildcards(db_path: Path) -> None:
         # the same key spelled as mem0's metadata object follows the same rule
         nested = m.get_all(filters={"user_id": "alice", "metadata": {"category": "*"}})["results"]
         assert {x["memory"] for x in nested} == {"I drink tea", "I ride a bike"}
+        # an unscoped Memory searches every user a filter selects: "*", or only an agent
+        m.add("Bob drinks green tea", user_id="bob", agent_id="barista", infer=False)
+        assert {x["user_id"] for x in m.search("tea", filters={"user_id": "*"})["results"]} == {"alice", "bob"}
+        assert [x["memory"] for x in m.search("tea", filters={"agent_id": "barista"})["results"]] == [
+            "Bob drinks green tea"]
+        with pytest.raises(InvalidInput, match="needs a user_id"):  # naming no one at all, as mem0 refuses
+            m.search("tea")
 
 
 # --- install hints ----------------------------------------------------------------------------

@@ -110,8 +110,8 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
         return
     app = create_app(ctx.settings.db, embedder=_embedder(ctx), llm=llm, require_keys=require_keys or keyed,
                      limits=limits, mcp=not no_mcp, default_user=ctx.settings.user)
-    err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} (web app /, docs /docs, MCP /mcp"
-              f"{', API keys required' if require_keys or keyed else f', no API keys: local use only, user {ctx.settings.user}'}"
+    err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} ({_served(not no_mcp)}"
+              f"{_access(require_keys or keyed, ctx.settings.user)}"
               f"; at most {connection_limit(limits.max_connections)} connections)", markup=False)
     err.print(_model_line(llm_config), markup=False)
     if said := apply_policy(policy):
@@ -122,13 +122,20 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="port") from None
 
 
+def _served(mcp: bool) -> str:
+    return "web app /, docs /docs" + (", MCP /mcp" if mcp else ", no MCP")
+
+
+def _access(keyed: bool, user: str) -> str:
+    return ", API keys required" if keyed else f", no API keys: local use only, user {user}"
+
+
 def _serve_workers(ctx: Ctx, workers: int, host: str, port: int, limits: ServerSettings, keyed: bool,
                    mcp: bool, gc_policy: str, llm: LLMSettings) -> None:
     from trulymem.server.workers import run_workers
 
     err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} with {workers} worker processes"
-              f"{', API keys required' if keyed else f', no API keys: local use only, user {ctx.settings.user}'}",
-              markup=False)
+              f" ({_served(mcp)}{_access(keyed, ctx.settings.user)})", markup=False)
     err.print(_model_line(llm), markup=False)
     try:
         run_workers(workers, host, port, db=ctx.settings.db, embedder=ctx.settings.embedder, llm=llm,

@@ -354,9 +354,10 @@ def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any]
         _number(threshold, "threshold", float("-inf"), float("inf"), integer=False)
     test = compile_filter(filters, ctx.limits, _env(ctx, wildcard_any))
     scope = _read_scope(base, filters)
-    users = [scope.user_id] if scope.user_id is not None else users_of(filters)
-    if not users:
-        raise InvalidInput("search needs a user_id (argument or filter; several: an OR of them, or in)", field="user_id")
+    users = [scope.user_id] if scope.user_id is not None else users_of(filters) or _users_matching(ctx, base, filters)
+    if users is None:
+        raise InvalidInput("search needs a user_id or a filter (several users: an OR of them, in, or '*')",
+                           field="user_id")
     found: list[tuple[float, MemoryItem]] = []
     for user in users:
         found += _search_user(ctx, scope.replace(user_id=user, all_users=False), query, test, top_k, threshold)
@@ -364,6 +365,16 @@ def search(ctx: ToolContext, base: Scope, query: str, *, filters: dict[str, Any]
     top = found[:top_k]
     with ctx.store.transaction(write=False):
         return {"results": item_dicts(ctx, [m for _, m in top], [score for score, _ in top])}
+
+
+def _users_matching(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None) -> list[str] | None:
+    """Every user with a memory the filter selects, for a call reaching every user whose
+    filter names none (``{"user_id": "*"}``, an ``agent_id``): recall then runs per user.
+    ``None`` without a filter: mem0 refuses a search that names no entity at all."""
+    if not filters or not base.all_users:
+        return None
+    with ctx.store.transaction(write=False):
+        return sorted({m.user_id for m in _matching(ctx, base, filters)})
 
 
 def _search_user(ctx: ToolContext, scope: Scope, query: str, test: Any, top_k: int,
