@@ -41,3 +41,21 @@ def test_no_free_connection_is_store_busy(pg_url: str) -> None:
     time.sleep(0.1)
     assert mem.call("add_memory", {"text": "tea"}).ok  # free again: the same call succeeds
     mem.close()
+
+
+def test_a_lock_held_past_lock_timeout_is_store_busy_and_writes_nothing(pg_url: str) -> None:
+    import psycopg
+
+    from trulymem.store.postgres import PostgresStore
+
+    store = PostgresStore(pg_url, pool_size=2, timeout_s=5)
+    mem = TrulyMem(store, user_id="alice")
+    mem.commit([{"subject": "user", "relation": "likes", "object": "tea"}])
+    with psycopg.connect(pg_url) as holder:  # another session holds the table past our lock timeout
+        holder.execute("LOCK TABLE facts IN ACCESS EXCLUSIVE MODE")
+        with pytest.raises(StoreBusy, match="retry shortly"), store.transaction():
+            store._n("SET LOCAL lock_timeout = '300ms'")  # the pool's is 60 s: a test waits less
+            mem.commit([{"subject": "user", "relation": "likes", "object": "coffee"}])
+        holder.rollback()
+    assert [f.object for f in mem.history("user", "likes")] == ["tea"]  # the whole transaction was rolled back
+    mem.close()

@@ -235,7 +235,9 @@ class PostgresBase(SQLReads):
         # store refuses it (trulymem.store.nul)
         if isinstance(exc, self._psycopg.DataError) and ("NUL" in str(exc) or "0x00" in str(exc)):
             return InvalidInput(MESSAGE)
-        if isinstance(exc, self._psycopg.errors.LockNotAvailable):  # lock_timeout ran out
+        # lock_timeout ran out, or the server rolled the transaction back (deadlock, serialization): retryable
+        state = getattr(exc, "sqlstate", None) or ""
+        if state == "55P03" or state.startswith("40"):  # 40001 serialization, 40P01 deadlock: nothing was written
             return StoreBusy(f"{prefix}{str(exc).splitlines()[0]}: nothing was changed, retry shortly")
         if isinstance(exc, self._psycopg.IntegrityError):
             return Conflict(f"{prefix}database constraint failed: {str(exc).splitlines()[0]}")
