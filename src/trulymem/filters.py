@@ -13,7 +13,8 @@ wildcard) matches a memory where the field is set, as the platform documents; wi
 ``Env(wildcard_any=True)``, on a metadata key it matches every memory, as mem0's
 open-source ``Memory`` does over its default vector store (an entity id's wildcard still
 means "set": a delete by ``{"agent_id": "*"}`` never reaches the user's other
-memories). ``categories`` is refused: trulymem does not categorise memories.
+memories). A delete never takes ``wildcard_any``: it is never wider than asked.
+``categories`` is refused: trulymem does not categorise memories.
 ``id`` and ``score`` are refused: a memory's public id is its first version's, and a
 listing has no score. Bad filters are one ``InvalidInput`` naming the offending path;
 filters over the caps of ``trulymem.limits`` (conditions, nesting, characters) are

@@ -8,6 +8,7 @@ what was there (an export before the dream equals one after the undo).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,7 +17,7 @@ from trulymem.dream.analyze import Analysis, Merge
 from trulymem.dream.report import REMINDER
 from trulymem.errors import Conflict, NotFound
 from trulymem.locks import process_lock
-from trulymem.memories import MEMORY_RELATION
+from trulymem.memories import MEMORY_RELATION, MemoryItem
 from trulymem.model import Fact, Node, Scope, new_id, to_json
 from trulymem.store.base import Change, FactQuery, NodeQuery, Run, Store
 from trulymem.text import name_key, relation_key
@@ -297,6 +298,16 @@ def _apply_step(ctx: ToolContext, journal: _Journal, a: Analysis, groups: list[M
         run.retired += prunes
 
 
+def kept_metadata(items: Sequence[MemoryItem], first: MemoryItem) -> dict[str, Any]:
+    """Every member's metadata in one: a key the members give different values takes the
+    value of ``first`` (the memory the merge is written from), else the newest member's; the
+    members keep theirs in the history, and undo restores them."""
+    out: dict[str, Any] = {}
+    for m in sorted(items, key=lambda m: (m is first, m.updated_at)):  # later wins: first, then newest
+        out.update(m.metadata)
+    return out
+
+
 def _apply_merges(ctx: ToolContext, journal: _Journal, all_groups: list[Merge], which: list[int],
                   branch: str | None, run: Applied) -> None:
     """Retire the merged members, write each group's merged memory in its members' namespace
@@ -311,8 +322,8 @@ def _apply_merges(ctx: ToolContext, journal: _Journal, all_groups: list[Merge], 
     for k, g in groups.items():
         base = next((m for m in g.items if m.subject == g.subject and m.relation == g.relation), g.items[0])
         ids = [m.id for m in g.items]
-        # the seed's add_memory metadata, plus where the merge came from
-        meta: dict[str, Any] = {"type": g.type, **({"branch": branch} if branch else {}),
+        # the members' own metadata (a filter by it still finds the merged memory), then where it came from
+        meta: dict[str, Any] = {**kept_metadata(g.items, base), "type": g.type, **({"branch": branch} if branch else {}),
                                 "confidence": g.confidence, "source": SOURCE, "merged_from": ids,
                                 "dream_run": run.run_id}
         scope = Scope(user_id=base.user_id, agent_id=base.agent_id, app_id=base.app_id,

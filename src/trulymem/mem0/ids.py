@@ -83,6 +83,12 @@ def predecessors(store: Store, scope: Scope, versions: Sequence[Versioned]) -> d
 
 def first_versions(store: Store, scope: Scope, versions: Sequence[Versioned]) -> dict[str, str]:
     """Each version's public id: its first version's id in UUID form (one query per step back)."""
+    return {key: public_id(v.id) for key, v in first_facts(store, scope, versions).items()}
+
+
+def first_facts(store: Store, scope: Scope, versions: Sequence[Versioned]) -> dict[str, Versioned]:
+    """Each version's first version (itself when it has no predecessor): the memory's id and
+    creation time, which an update keeps (one query per step back)."""
     first: dict[str, Versioned] = {v.id: v for v in versions}
     frontier: list[Versioned] = list(versions)
     seen = {v.id for v in versions}
@@ -95,7 +101,7 @@ def first_versions(store: Store, scope: Scope, versions: Sequence[Versioned]) ->
                 first[key] = prev[v.id]
         frontier = [p for p in prev.values() if p.id not in seen]  # a cycle ends the walk
         seen |= {p.id for p in frontier}
-    return {key: public_id(v.id) for key, v in first.items()}
+    return first
 
 
 def next_version(store: Store, scope: Scope, fact: Fact) -> Fact | None:

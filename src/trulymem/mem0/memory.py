@@ -166,10 +166,12 @@ class Memory:
 
     def delete_all(self, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None, *,
                    app_id: str | None = None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
-        """mem0's ``delete_all`` (the count is in the tools' and HTTP API's answer, not mem0's)."""
+        """mem0's ``delete_all`` (the count is in the tools' and HTTP API's answer, not mem0's).
+        A ``"*"`` here means "set" on every key, metadata too: reads follow mem0's vector store
+        (``"*"`` on a metadata key matches everything), a delete is never wider than asked."""
         with validation_as_invalid():
             ctx = self._filtered(filters, user_id, agent_id, app_id)
-            mem0_ops.delete_all(ctx, ctx.scope, with_run(filters, run_id), wildcard_any=True)
+            mem0_ops.delete_all(ctx, ctx.scope, with_run(filters, run_id))
         return {"message": "Memories deleted successfully!"}
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:

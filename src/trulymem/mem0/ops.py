@@ -6,8 +6,10 @@ triplet, so recall and the dream see both; what an assistant said is
 ``(assistant) -[memory]-> (text)``, never a fact about the user. ``run_id`` is the
 session; a message's ``role`` and ``name`` (mem0's ``actor_id``) are kept in the
 fact's metadata and shown at the top level. Updates keep history: a new text
-supersedes the old fact and the memory keeps its public id (its first version's,
-see ``ids``); metadata-only updates change the fact in place. Deletes
+supersedes the old fact and the memory keeps its public id and ``created_at`` (its
+first version's, see ``ids``); metadata-only updates change the fact in place; an
+update to another memory's text is refused (two memories are never fused); the same
+text added with other metadata values is a new version (an UPDATE). Deletes
 invalidate, they do not erase. A memory a dream merged into another, or that lost a
 conflict, is gone under its id (``NotFound`` naming the memory that took its place)
 and its history ends with a DELETE saying so.
@@ -20,69 +22,43 @@ both select.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
+from itertools import islice
 from typing import Any
 
 from trulymem import budget
-from trulymem.errors import InvalidInput, NotFound
+from trulymem.errors import Conflict, InvalidInput, NotFound
 from trulymem.filters import Env, check_filter, compile_filter, scope_of, users_of
 from trulymem.llm.base import LLM, json_reply
-from trulymem.mem0.ids import Retirement, chain, first_versions, newest, public_id, retirement, stored_ids
-from trulymem.memories import MEMORY_RELATION, MemoryItem, as_items, is_memory, iter_memories, shown_metadata
+from trulymem.mem0.ids import (
+    Retirement,
+    chain,
+    first_versions,
+    newest,
+    public_id,
+    retirement,
+    stored_ids,
+)
+from trulymem.mem0.items import OWNER, SUBJECTS, born, item_dicts, role_of, said_by
+from trulymem.memories import MEMORY_RELATION, MemoryItem, as_items, is_memory, iter_memories
 from trulymem.model import MAX_TEXT, Fact, Scope, UTCDatetime, to_json
 from trulymem.recall import RecallQuery, recall
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.text import name_key
 from trulymem.tools.base import ToolContext, embed_dirty, validate_as
-from trulymem.tools.commit import TripletIn, commit_triplets
+from trulymem.tools.commit import TripletIn, commit_triplets, current_facts
 from trulymem.tools.fields import MAX_LABEL, MAX_TRIPLETS, Label, Metadata, Query, Text
 
-OWNER = "user"
-_SUBJECTS = {"user": OWNER, "assistant": "assistant"}  # who a message's text is about: not the user, for an assistant
-ROLE_KEYS = ("role", "actor_id")  # mem0's per-message keys, shown at an item's top level
 _HISTORY_IDS = uuid.UUID("9b7c1e0a-4f6d-4c1b-8a3e-5d2f7a6b0c91")  # history event ids: uuid5 of fact id + event
 MAX_PAGE = 1000
 _RESERVED_META = {"type", "pinned", "confidence"}
 EXTRACT_PROMPT = ("Extract the facts worth remembering about the user from this conversation, each as one short "
                   "self-contained sentence in the conversation's language. Reply with a JSON list of strings and "
                   "nothing else; [] when there is nothing.\n\n{conversation}")
-
-
-def _said_by(message: dict[str, str]) -> dict[str, str]:
-    """What a memory's metadata keeps of who said it: the subject says user or assistant,
-    so only another role and a ``name`` (mem0's ``actor_id``) are written down."""
-    out = {} if message["role"] in _SUBJECTS else {"role": message["role"]}
-    return {**out, **({"actor_id": message["name"]} if "name" in message else {})}
-
-
-def _role(relation: str, subject: str | None) -> str | None:
-    return subject if relation == MEMORY_RELATION and subject in _SUBJECTS.values() else None
-
-
-def item_dict(m: MemoryItem, score: float | None = None, pid: str | None = None) -> dict[str, Any]:
-    """A memory as mem0 shows it: its public id, and ``role``/``actor_id`` at the top level
-    (a free-text memory's role is its subject, user or assistant, unless another is noted);
-    ``type``, ``pinned``, ``confidence`` and ``speculation`` both at the top level and, where
-    they differ from the default, in ``metadata`` (where mem0 clients read them)."""
-    out = m.model_dump(mode="json")
-    meta = shown_metadata(m)
-    for key in ROLE_KEYS:
-        out[key] = meta.pop(key, None)
-    out["role"] = out["role"] or _role(m.relation, m.subject)
-    out.update(id=pid or public_id(m.id), metadata=meta)
-    if score is not None:
-        out["score"] = round(score, 4)
-    return out
-
-
-def item_dicts(ctx: ToolContext, items: list[MemoryItem], scores: list[float | None] | None = None) \
-        -> list[dict[str, Any]]:
-    """Items with their stable public ids (call inside a transaction)."""
-    ids = first_versions(ctx.store, Scope.everyone(), items)
-    return [item_dict(m, None if scores is None else scores[i], ids[m.id]) for i, m in enumerate(items)]
 
 
 def scope_for(base: Scope, user_id: str | None = None, agent_id: str | None = None, app_id: str | None = None,
@@ -238,23 +214,38 @@ def add(ctx: ToolContext, messages: Any, *, metadata: dict[str, Any] | None = No
         said: list[dict[str, str]] = [{} for _ in triplets]
     else:
         said = [m for m in msgs if m["role"] != "system"]
-        triplets = [TripletIn(subject=_SUBJECTS.get(m["role"], OWNER), relation=MEMORY_RELATION,
+        triplets = [TripletIn(subject=SUBJECTS.get(m["role"], OWNER), relation=MEMORY_RELATION,
                               object=m["content"].strip(), **{**fields, "metadata": {
-                                  **fields["metadata"], **_said_by(m)}})
+                                  **fields["metadata"], **said_by(m)}})
                     for m in said]
     if not triplets:
         return {"results": []}
     with ctx.store.transaction():
+        # the same text again reinforces its memory; with other metadata values it is a new
+        # version of that memory (an UPDATE), so the values it replaces stay in the history
+        before = current_facts(ctx, triplets)
+        versioned = {i: f for i, f in enumerate(before) if f is not None and _changes(f.metadata, triplets[i].metadata)}
+        ctx.store.invalidate_facts([f.id for f in versioned.values()], ctx.now)
+        triplets = [t.model_copy(update={"metadata": {**versioned[i].metadata, **t.metadata}}) if i in versioned else t
+                    for i, t in enumerate(triplets)]
         done = commit_triplets(ctx, triplets)
+        for i, f in versioned.items():
+            ctx.store.invalidate_facts([f.id], ctx.now, superseded_by=done[i][0].id)
         if ctx.embedder is not None:
             embed_dirty(ctx.store, ctx.embedder)
         ids = first_versions(ctx.store, Scope.everyone(), [f for f, _ in done])
     out = []
-    for (f, status), t, m in zip(done, triplets, said, strict=True):
-        item = {"id": ids[f.id], "memory": f.object or t.object, "event": "ADD" if status == "created" else "NONE"}
+    for i, ((f, status), t, m) in enumerate(zip(done, triplets, said, strict=True)):
+        event = "UPDATE" if i in versioned else "ADD" if status == "created" else "NONE"
+        item = {"id": ids[f.id], "memory": f.object or t.object, "event": event}
         out.append(item if inferred else {**item, "actor_id": m.get("name"), "role": m["role"]})
     return {"results": out, **({} if not infer or inferred else {
         "note": "infer=True needs a chat model (TRULYMEM_LLM_MODEL); the text was stored as given"})}
+
+
+def _changes(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether ``new`` metadata gives a key ``old`` has another value (adding keys loses nothing)."""
+    return any(k in old and old[k] != v for k, v in new.items())
 
 
 def _fact(ctx: ToolContext, memory_id: str, scope: Scope) -> Fact:
@@ -314,7 +305,12 @@ def _matching(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None, *,
               wildcard_any: bool = False) -> Iterator[MemoryItem]:
     test = compile_filter(filters, ctx.limits, _env(ctx, wildcard_any))
     scope = _read_scope(base, filters)
-    return (m for m in iter_memories(ctx.store, scope, page_size=500) if _in_time("filtering memories") and test(m))
+    found = iter_memories(ctx.store, scope, page_size=500)
+    if "created_at" in json.dumps(filters, default=str):  # the memory's creation, not its newest version's
+        listed = found
+        pages = iter(lambda: list(islice(listed, 500)), [])
+        found = (m for page in pages for m in born(ctx, page))
+    return (m for m in found if _in_time("filtering memories") and test(m))
 
 
 def _in_time(what: str) -> bool:
@@ -437,8 +433,12 @@ def update(ctx: ToolContext, memory_id: str, base: Scope, *, text: str | None = 
                   "confidence": extra.get("confidence", f.confidence), "metadata": new_meta, "source": f.source,
                   "speculation": f.speculation}
         ctx.store.invalidate_facts([f.id], ctx.now)
-        new, _ = commit_triplets(here, [TripletIn(subject=f.subject or OWNER, relation=f.relation, object=text.strip(),
-                                                  **fields)])[0]
+        new, how = commit_triplets(here, [TripletIn(subject=f.subject or OWNER, relation=f.relation,
+                                                    object=text.strip(), **fields)])[0]
+        if how == "reinforced":  # another memory says this already: two memories must not silently become one
+            other = first_versions(ctx.store, scope, [new])[new.id]
+            raise Conflict(f"memory {other} already says this; nothing was changed (delete one of the two, or "
+                           "update this one to other words)", field="text")
         ctx.store.invalidate_facts([f.id], ctx.now, superseded_by=new.id)
         if ctx.embedder is not None:
             embed_dirty(ctx.store, ctx.embedder)
@@ -455,13 +455,12 @@ def delete(ctx: ToolContext, memory_id: str, base: Scope) -> dict[str, Any]:
     return {"message": "Memory deleted successfully!", "id": pid}
 
 
-def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = None, *,
-               wildcard_any: bool = False) -> dict[str, Any]:
+def delete_all(ctx: ToolContext, base: Scope, filters: dict[str, Any] | None = None) -> dict[str, Any]:
     check_filter(filters, ctx.limits)
     if _read_scope(base, filters).user_id is None:  # never across users
         raise InvalidInput("delete_all needs a user_id (argument or filter)", field="user_id")
     with ctx.store.transaction():
-        ids = [m.id for m in _matching(ctx, base, filters, wildcard_any=wildcard_any)]
+        ids = [m.id for m in _matching(ctx, base, filters)]
         ctx.store.invalidate_facts(ids, ctx.now)
     return {"message": f"{len(ids)} memories deleted successfully!", "deleted": len(ids)}
 
@@ -488,7 +487,7 @@ def history(ctx: ToolContext, memory_id: str, base: Scope) -> list[dict[str, Any
         return {"id": str(uuid.uuid5(_HISTORY_IDS, f"{f.id}:{kind}")), "memory_id": pid, "old_memory": old,
                 "new_memory": new, "event": kind, "created_at": born, "updated_at": at,
                 "is_deleted": kind == "DELETE", "actor_id": f.metadata.get("actor_id"),
-                "role": f.metadata.get("role") or _role(f.relation, f.subject)}
+                "role": f.metadata.get("role") or role_of(f.relation, f.subject)}
 
     events = [event(f, "UPDATE" if i else "ADD", versions[i - 1].object if i else None, f.object,
                     f.created_at.isoformat()) for i, f in enumerate(versions)]

@@ -253,6 +253,16 @@ def commit_triplets(
     return [batch[triple] for triple in triples]
 
 
+def current_facts(ctx: ToolContext, triplets: Sequence[Triplet]) -> list[Fact | None]:
+    """The active fact each triplet would reinforce, if any (its nodes are resolved, so
+    call inside the write transaction that commits them)."""
+    scope = ctx.scope.writable()
+    ctx.store.ensure_user(scope.user_id, ctx.now)  # type: ignore[arg-type]
+    triples = _resolve(ctx.store, scope, triplets, ctx.now)
+    found = ctx.store.active_facts_for(triples)
+    return [found.get(t) for t in triples]
+
+
 def _resolve(store: Store, scope: Scope, triplets: Sequence[Triplet], now: datetime) -> list[tuple[str, str, str]]:
     """Each triplet as ``(subject id, relation key, object id)``, creating missing nodes."""
     keys = [(name_key(t.subject), relation_key(t.relation), name_key(t.object)) for t in triplets]
