@@ -12,9 +12,9 @@ from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream.changes import retires
-from trulymem.dream.judge import Judged, _two_places, cjk, denies, opposite, values
+from trulymem.dream.judge import NUMERIC, Judged, _two_places, cjk, denies, opposite, same_numbers, values
 from trulymem.dream.similarity import negated, without_negation, words
-from trulymem.dream.values import _EN_NUMBER, kin_differs, special_values
+from trulymem.dream.values import _EN_NUMBER, kin_differs, special_values, value_sequence, without_numbers
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
@@ -48,6 +48,7 @@ def _reading(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
     negation or filler) and the small words that turn a meaning around (before / after,
     on / off, from / to, will, used to, only …), which stopword lists drop."""
     keys, rest = special_values(text)
+    rest = without_numbers(rest)  # numbers in any spelling are compared in order by value_sequence
     seq: list[str] = []
     for t in without_negation(words(rest)):
         if t in GENERIC or t in OWNER_WORDS or t.isdigit() or t in _NUMBER_WORDS:
@@ -71,8 +72,10 @@ def provably_same(a: str, b: str) -> bool:
     """Two memories that say one thing: one language, the same normalised values
     (``02:00 UTC`` = ``2am UTC``), the same people, the same polarity and markers, the
     same content words in the same order ("Alice reports to Bob" is not "Bob reports to
-    Alice") and the same small words that turn a meaning (before / after, on / off)."""
-    return a == b or (cjk(a) == cjk(b) and same_values(a, b) and negated(a) == negated(b)
+    Alice"), the same numbers in the same order with their signs and currencies ("3/4" is not
+    "4/3", "$1500" not "€1500") and the same small words that turn a meaning (before / after, on / off)."""
+    return a == b or (cjk(a) == cjk(b) and same_values(a, b) and value_sequence(a) == value_sequence(b)
+                      and negated(a) == negated(b)
                       and not opposite(a, b) and not opposite(b, a) and not kin_differs(a, b)
                       and _reading(a) == _reading(b) and _order(a, b) == _order(b, a))
 
@@ -90,7 +93,10 @@ def same_values(a: str, b: str) -> bool:
     capitalised mid-sentence: "Use PostgreSQL" / "PostgreSQL is used") counts when the
     other says it too."""
     la, lb = a.casefold(), b.casefold()
-    return all(not _KEYED.fullmatch(v) and v in la and v in lb for v in values(a) ^ values(b))
+    differ = values(a) ^ values(b)
+    if same_numbers(a, b):  # "twelve" / "12": the numbers themselves are compared in order (value_sequence)
+        differ = frozenset(v for v in differ if not NUMERIC.fullmatch(v))
+    return all(not _KEYED.fullmatch(v) and v in la and v in lb for v in differ)
 
 
 def _own_both(a: str, b: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Literal
 from trulymem.dream.changes import retires
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import ABBREVIATIONS, common_ends, negated, without_negation, words
-from trulymem.dream.values import special_values
+from trulymem.dream.values import special_values, value_sequence, without_numbers
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_PHRASES, OWNER_WORDS
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
@@ -98,7 +98,23 @@ def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
     va, vb = _seen(a)[1], _seen(b)[1]
     only_a = {v for v in va - vb if not _also_said(v, b)}
     only_b = {v for v in vb - va if not _also_said(v, a)}
+    if only_a and only_b and same_numbers(a, b):  # "twelve" / "12", "50k" / "50,000": one number twice written
+        only_a, only_b = {v for v in only_a if not NUMERIC.fullmatch(v)}, {v for v in only_b if not NUMERIC.fullmatch(v)}
     return (only_a, only_b) if only_a and only_b else None
+
+
+def _numbers_spelled_apart(a: str, b: str) -> bool:
+    """The same words around the same numbers in the same order, only written otherwise."""
+    return a != b and same_numbers(a, b) and value_sequence(a) == value_sequence(b) and \
+        words(without_numbers(a)) == words(without_numbers(b))
+
+
+NUMERIC = re.compile(r"n?\d[\d.,:]*(?:%|k|m|gb|mb|ms|s|h|d)?", re.IGNORECASE)
+
+
+def same_numbers(a: str, b: str) -> bool:
+    na, nb = (sorted(v for v in value_sequence(t) if v.startswith("n:")) for t in (a, b))
+    return bool(na) and na == nb
 
 
 _WORDLIKE = re.compile(r"[a-z][a-z0-9.+#-]*")
@@ -157,6 +173,8 @@ def judge(a: str, b: str, frames: FrameSimilarity | None = None, similarity: flo
     around what differs, then language; ``ambiguous`` when the rules cannot tell (a model
     decides, or nothing is merged). ``similarity``: the pair's cosine, where an encoder found it."""
     one_language = cjk(a) == cjk(b)
+    if one_language and _numbers_spelled_apart(a, b):
+        return "duplicate"  # "twelve cousins" / "12 cousins": whether to merge is the gate's to prove
     verdict = _by_change(a, b, one_language) or _by_role(a, b) or _by_negation(a, b, one_language) or \
         _by_values(a, b, one_language, frames) or _by_frame(a, b, one_language)
     return verdict or _by_language(a, b, one_language, similarity)

@@ -50,9 +50,17 @@ def words(text: str) -> list[str]:
             if _CJK_CHAR.match(w):
                 if w not in _ZH_FUNCTION and w not in CHINESE:
                     out.append(w)
-            elif w in _KEEP or w not in ENGLISH:  # "not"/"no" are stopwords but carry the meaning here
-                out.append(stem(ABBREVIATIONS.get(w, w)))
+            else:
+                for part in _CONTRACTIONS.get(w, (w,)):  # "can't" = "cannot" = "can not"
+                    if part in _KEEP or part not in ENGLISH:  # "not"/"no" are stopwords but carry the meaning here
+                        out.append(stem(ABBREVIATIONS.get(part, part)))
     return out
+
+
+_CONTRACTIONS = {w: (w[:-2] if w.endswith("nt") and w not in ("cant", "wont") else {"cant": "can", "wont": "will",
+                                                                                      "cannot": "can"}[w], "not")
+                 for w in "dont doesnt didnt isnt arent wasnt werent wont cant cannot couldnt shouldnt wouldnt "
+                          "havent hasnt hadnt mustnt neednt".split()}
 
 
 def negated(text: str) -> bool:

@@ -201,7 +201,59 @@ def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
     """Dates, times, quantities and frequencies as canonical keys (``d:03-05``, ``t:14:30``,
     ``q:time:1209600``, ``f:1w``), and the text with their spans blanked (or, with
     ``mark``, each span's start marked: a frame with its values masked)."""
-    found: set[str] = set()
+    found, out = _specials(text, mark)
+    return frozenset(k for _, key in found for k in key.split()), out
+
+
+@lru_cache(maxsize=65_536)
+def value_sequence(text: str) -> tuple[str, ...]:
+    """The values a memory states, in the order it states them, each number with its sign,
+    currency symbol and percent: "3/4" is not "4/3", "9 to 5" not "5 to 9", "3-1" not "1-3",
+    "-18°C" not "18°C", "$1500" not "€1500"; "50k" is "50,000". Dates, times, quantities and
+    frequencies are one key each, however written."""
+    found, rest = _specials(text, "")
+    found += [(m.start(), _signed(m)) for m in _PLAIN_NUMBER.finditer(rest)]
+    return tuple(key for _, key in sorted(found))
+
+
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_ONES = "one|two|three|four|five|six|seven|eight|nine"
+_TENS_N = {w: 20 + 10 * k for k, w in enumerate(_TENS.split("|"))}
+_EN_WORDS = "|".join(sorted((w for w in _EN_NUMBER if len(w) > 2), key=len, reverse=True))
+# a number not read as a date, time or quantity: its sign (not after a digit: "9-5" is a range),
+# currency symbol, digits (thousands separators, decimals), "k" and "%"; a Chinese numeral before a measure word
+_PLAIN_NUMBER = re.compile(r"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹])?\s?(\d+(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
+                           r"(?:\s?([kK])(?![a-zA-Z])|\s?(%|percent\b))?([$€£¥￥₹])?"
+                           rf"|([{_ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分])"
+                           rf"|\b((?:(?:{_ONES}|a)\s+hundred(?:\s+(?:and\s+)?(?:{_TENS}|{_EN_WORDS}))?"
+                           rf"|(?:{_TENS}))(?:[- ](?:{_ONES}))?|(?:half\s+)?a\s+dozen|{_EN_WORDS})\b", re.IGNORECASE)
+
+
+def without_numbers(text: str) -> str:
+    """The text with its plain numbers (``value_sequence``'s, in any spelling) blanked."""
+    return _PLAIN_NUMBER.sub(" ", text)
+
+
+def _signed(m: re.Match[str]) -> str:
+    if m.group(7):
+        return f"n:{_num(m.group(7))}"
+    if m.group(8):
+        total = 0
+        spoken = m.group(8).casefold()
+        if spoken.endswith("dozen"):
+            return "n:6" if spoken.startswith("half") else "n:12"
+        for w in re.split(r"[-\s]+", spoken):
+            total = max(total, 1) * 100 if w == "hundred" else total + _EN_NUMBER.get(w, _TENS_N.get(w, 0))
+        return f"n:{total}"
+    n = float(m.group(3).replace(",", "")) * (1000 if m.group(4) else 1)
+    money = (m.group(2) or m.group(6) or "").replace("￥", "¥")
+    sign = "-" if m.group(1) in ("-", "−") else ""
+    return f"n:{sign}{money}{int(n) if n.is_integer() else n}{'%' if m.group(5) else ''}"
+
+
+def _specials(text: str, mark: str) -> tuple[list[tuple[int, str]], str]:
+    """``special_values``' keys, each with where its span starts, and the text blanked."""
+    found: list[tuple[int, str]] = []
     out = text
 
     def take(pattern: re.Pattern[str], key: object) -> None:
@@ -209,7 +261,7 @@ def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
         for m in list(pattern.finditer(out)):
             k = key(m)  # type: ignore[operator]
             if k:
-                found.add(k)
+                found.append((m.start(), k))
                 out = _blank(out, m.span(), mark)
 
     def date(month: int | None, day: int | None, year: str | None) -> str | None:
@@ -235,8 +287,7 @@ def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
         take(pattern, lambda m, key=key: key)
     take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
-    keys = {k for f in found for k in f.split()}
-    return frozenset(keys), out
+    return found, out
 
 
 def _path(m: re.Match[str]) -> str | None:
