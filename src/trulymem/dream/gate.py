@@ -14,7 +14,7 @@ from typing import Literal
 from trulymem.dream.changes import retires
 from trulymem.dream.judge import NUMERIC, Judged, _two_places, cjk, denies, opposite, same_numbers, values
 from trulymem.dream.similarity import negated, without_negation, words
-from trulymem.dream.values import _EN_NUMBER, kin_differs, special_values, value_sequence, without_numbers
+from trulymem.dream.values import _EN_NUMBER, kin_differs, people_differ, special_values, value_sequence, without_numbers
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
@@ -29,7 +29,7 @@ _SAME = {w: g.split()[0] for g in (
 # Verbs and phrases whose objects add up: two objects are two facts, never a disagreement.
 _MANY_EN = MULTI_VALUED | frozenset(words("listen listens listened speak speaks own owns visit visited collect play "
                                            "plays allergic allergy"))
-_MANY_ZH = ("会说", "会讲", "养了", "养着", "养", "去过", "听", "过敏", "喜欢", "爱好", "会用", "有")
+_MANY_ZH = ("会说", "会讲", "养了", "养着", "养", "去过", "听", "过敏", "喜欢", "爱好", "会用", "有", "喝", "吃")
 # words that turn a meaning around; stopword lists drop them, so they are compared apart
 _TURN_WORD = re.compile(r"\b(?:before|after|on|off|up|down|over|under|above|below|into|out|from|to|onto|instead|"
                         r"only|will|would|should|must|might|may|can|could|used(?= to)|always|sometimes|often|rarely|"
@@ -131,7 +131,7 @@ def apart(a: str, b: str) -> str | None:
     """Why two memories that look alike are two facts, not one or a disagreement: about
     different people, or another value of a many-valued thing, or a prohibition and an
     unrelated rule that share a verb ("Never commit .env" / "Always commit the lockfile")."""
-    if kin_differs(a, b):
+    if kin_differs(a, b) or people_differ(a, b):
         return "about different people"
     if _adds_up(a, b):
         return "another value of a many-valued thing"
@@ -189,6 +189,8 @@ def not_a_conflict(a: str, b: str) -> bool:
     beside a habit: "can't run more than 10 km" / "runs every morning")."""
     if retires(a, b) or retires(b, a):
         return False  # one says the other's value was given up: a change, whatever else differs
+    if bool(_LIMIT.search(a)) != bool(_LIMIT.search(b)):
+        return True  # a limit beside a habit or an amount ("limits coffee to 2 cups" / "drinks 3 cups a day")
     if negated(a) == negated(b) and not opposite(a, b) and not opposite(b, a):
         return bool(_ADDITIVE.search(a) or _ADDITIVE.search(b)) or (cjk(a) == cjk(b) and _two_places(a, b))
     return _negation_elsewhere(a, b)
@@ -205,6 +207,11 @@ def _values_agree(a: str, b: str) -> bool:
 
 
 _BOUND = re.compile(r"\b(?:more|less|longer|shorter|further|fewer)\s+than\b|\bat (?:most|least)\b|超过|以上|以下|多于|少于",
+                    re.IGNORECASE)
+
+
+_LIMIT = re.compile(r"\b(?:limit(?:s|ed)?\s+(?:\w+\s+){0,3}to|at most|no more than|not more than|up to|"
+                    r"allow(?:s|ed)?\s+(?:up to\s+|at most\s+|only\s+)?(?:\d|one|two|three|four|five|an?\s)|maximum|max|cap(?:s|ped)?\s+(?:\w+\s+){0,3}at)\b|最多|不超过|不能超过|上限|限制在",
                     re.IGNORECASE)
 
 

@@ -178,6 +178,22 @@ def kin_differs(a: str, b: str) -> bool:
     return not (covered(ka, kb) and covered(kb, ka))
 
 
+_NAMED = re.compile(_KIN_EN.pattern + r",?\s+([A-Z][\w'’-]*[a-z])(?!\w)|\b([A-Z][a-z]+)['’]s\s+(?:" +
+                    "|".join(sorted((w for w in KIN if w.isascii() and "-" not in w), key=len, reverse=True)) + r")\b")
+
+
+def named_people(text: str) -> frozenset[str]:
+    """The people a memory names by a relative's or role's name ("cousin Tom", "colleague
+    Bob", "Anna's sister")."""
+    return frozenset((m.group(3) or m.group(4)).casefold() for m in _NAMED.finditer(text))
+
+
+def people_differ(a: str, b: str) -> bool:
+    """Each names someone the other does not: "cousin Tom" / "cousin Tim" are two people."""
+    na, nb = named_people(a), named_people(b)
+    return bool(na - nb) and bool(nb - na)
+
+
 # --- the reader -------------------------------------------------------------------------
 def _hhmm(h: int, m: int, half: str | None) -> str | None:
     if half in _PM_ZH:
