@@ -211,7 +211,8 @@ _BOUND = re.compile(r"\b(?:more|less|longer|shorter|further|fewer)\s+than\b|\bat
 
 
 _LIMIT = re.compile(r"\b(?:limit(?:s|ed)?\s+(?:\w+\s+){0,3}to|at most|no more than|not more than|up to|"
-                    r"allow(?:s|ed)?\s+(?:up to\s+|at most\s+|only\s+)?(?:\d|one|two|three|four|five|an?\s)|maximum|max|cap(?:s|ped)?\s+(?:\w+\s+){0,3}at)\b|最多|不超过|不能超过|上限|限制在",
+                    r"allow(?:s|ed)?\s+(?:up to\s+|at most\s+|only\s+)?(?:\d|one|two|three|four|five|an?\s)|maximum|max|"
+                    r"cap(?:s|ped)?\s+(?:\w+\s+){0,3}at)\b|最多|不超过|不能超过|上限|限制在",
                     re.IGNORECASE)
 
 
