@@ -87,3 +87,23 @@ def mentions(text: str, value: str) -> bool:
     """``text`` names ``value`` (its significant words, in order-free match)."""
     want = set(words(value))
     return bool(want) and want <= set(words(text))
+
+
+# Where someone lives, and a move of home ("The user moved to Porto", 用户搬到了杭州): a person
+# moves without an object, a thing is moved ("moved the API to …") — only the first is a home.
+_PLACE_EN = r"(?P<place>(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*)*)"
+_HOME_MOVE_EN = re.compile(r"^(?P<who>.*?)\b(?:has\s+|have\s+|just\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+"
+                           + _PLACE_EN, re.IGNORECASE)
+_LIVES_EN = re.compile(r"^(?P<who>.*?)\b(?:lives|live|living|is based|are based|resides|reside|settled)\s+in\s+"
+                       + _PLACE_EN, re.IGNORECASE)
+_HOME_MOVE_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)(?:搬到|搬去|搬家到|迁居到?)了?(?P<place>[^，。；,;了的]{1,8})")
+_LIVES_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)(?:住在|定居在|居住在|生活在|家在)(?P<place>[^，。；,;了的]{1,8})")
+
+
+def home(text: str, *, moved: bool) -> tuple[str, str] | None:
+    """``(who, place)`` of a move of home (``moved``) or of where someone lives, or ``None``."""
+    for pattern in (_HOME_MOVE_EN, _HOME_MOVE_ZH) if moved else (_LIVES_EN, _LIVES_ZH):
+        m = pattern.search(text)
+        if m:
+            return m.group("who"), m.group("place").strip()
+    return None

@@ -6,12 +6,13 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from trulymem.dream.changes import mentions, moved_to, replaced_value, retires
+from trulymem.dream.changes import home, mentions, moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content
 from trulymem.dream.judge import cjk, denies, different_predicates, other_owner, other_subjects, values
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
+from trulymem.dream.values import kin, named_people
 from trulymem.dream.vocab import (
     ANTONYMS,
     CJK,
@@ -133,6 +134,7 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
     #    with an older "Deploy to Heroku", whatever the wording
     _changes(live, add)
     _moves(live, add)
+    _home_moves(live, add)
     return sorted(found.values(), key=lambda c: (c.a.created_at, c.a.id, c.b.id)), distinct
 
 
@@ -189,6 +191,31 @@ def _moves(live: Sequence[MemoryItem], add: Any) -> None:
             named = {v for v in values(other.memory) if not v[:1].isdigit() and ":" not in v}
             if named and not any(v in m.memory.casefold() for v in named):
                 add(other, m, "")
+
+
+def _home_moves(live: Sequence[MemoryItem], add: Any) -> None:
+    """A move of home ("The user moved to Porto", 用户搬到了杭州) retires where the same person
+    lived before ("The user lives in Lisbon"): one language, the same person, another place."""
+    moves = [(i, h) for i, m in enumerate(live) if (h := home(m.memory, moved=True)) is not None]
+    if not moves:
+        return
+    homes = [(j, h) for j, m in enumerate(live) if (h := home(m.memory, moved=False)) is not None]
+    for i, (who, place) in moves:
+        m = live[i]
+        for j, (was_who, was_place) in homes:
+            other = live[j]
+            if other.user_id != m.user_id or block_of(other) != block_of(m) or other.created_at > m.created_at \
+                    or cjk(other.memory) != cjk(m.memory) or mentions(other.memory, place) \
+                    or name_key(was_place) == name_key(place):
+                continue
+            if _person(who) == _person(was_who) and kin(m.memory) == kin(other.memory) \
+                    and named_people(m.memory) == named_people(other.memory):
+                add(other, m, "")
+
+
+def _person(who: str) -> frozenset[str]:
+    """Whom a statement is about, as words ("The user" and "用户" are the owner: empty)."""
+    return frozenset(words(who)) - OWNER_WORDS - GENERIC
 
 
 def _negates(negated_seq: Sequence[str], other: set[str]) -> bool:
