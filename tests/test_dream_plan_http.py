@@ -132,6 +132,9 @@ def test_bad_choices_are_refused_naming_the_field(client: httpx.Client) -> None:
                         ({"choices": ["A"]}, "choices"),
                         ({"review": {pair: "maybe"}}, f"review.{pair}"),
                         ({"review": {"7": "merge"}}, "review.7"),
+                        ({"choices": {"0": "A"}}, "choices.0"),  # numbers count from 1, as the report's
+                        ({"choices": {f"{deploy['b']}:{deploy['a']}": "A"}},  # A is the plan's first: never reversed
+                         f"choices.{deploy['b']}:{deploy['a']}"),
                         ({"review": {conflict: "keep"}}, f"review.{conflict}"),  # a conflict is not a pair to review
                         ({"skip_merges": ["not-an-id"]}, "skip_merges.not-an-id"),
                         ({"skip_prunes": "all"}, "skip_prunes"),

@@ -187,14 +187,14 @@ def test_dream_over_http_with_explicit_choices(open_server: Served) -> None:
         assert report["status"] == "dry_run" and len(report["analysis"]["conflicts"]) == 1
         assert len(report["analysis"]["review"]) == 1  # the PostgreSQL pair: alike, not provably one fact
         assert report["output"].startswith("## dream — consolidation report")
-        unplanned = c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "apply", "choices": {"0": "b"}})
-        assert unplanned.status_code == 422 and unplanned.json()["error"]["field"] == "choices.0"  # a number needs its plan
+        unplanned = c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "apply", "choices": {"1": "b"}})
+        assert unplanned.status_code == 422 and unplanned.json()["error"]["field"] == "choices.1"  # a number needs its plan
         plan = report["analysis"]["plan_id"]
         bad = c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "apply", "choices": {"5": "A"},
                                         "plan_id": plan})
         assert bad.status_code == 422 and bad.json()["error"]["field"] == "choices.5"
-        done = ok(c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "apply", "choices": {"0": "b"},
-                                            "review": {"0": "merge"}, "plan_id": plan}))
+        done = ok(c.post("/v1/dream", json={"user_id": "alice", "app_id": "p", "mode": "apply", "choices": {"1": "b"},
+                                            "review": {"1": "merge"}, "plan_id": plan}))
         assert (done["applied"]["merged"], done["applied"]["reviewed"], done["applied"]["resolved"]) == (1, 1, 1)
         left = sorted(m["memory"] for m in ok(c.get("/v1/memories", params={"user_id": "alice"}))["results"])
         assert "Deploy to ECS" not in left and "Deploy to Vercel" in left and len(left) == 2

@@ -62,11 +62,21 @@ def check_plan(a: Analysis, expected: object) -> None:
                        "review the dream again", field="plan_id")
 
 
-def _pair_keys(pairs: list[tuple[str, str]]) -> dict[str, int]:
+def _pair_keys(pairs: list[tuple[str, str]], ordered: bool) -> dict[str, int]:
+    """Each pair by '<idA>:<idB>' and by its number, counted from 1 as the report counts
+    ("Conflict 1 of 2"); ``ordered``: the ids only in the plan's order (A and B mean something)."""
     out = {}
     for i, (x, y) in enumerate(pairs):
-        out[f"{x}:{y}"] = out[f"{y}:{x}"] = out[str(i)] = i
+        out[f"{x}:{y}"] = out[str(i + 1)] = i
+        if not ordered:
+            out[f"{y}:{x}"] = i
     return out
+
+
+def _reversed(keys: dict[str, int], k: object) -> str | None:
+    """The plan's name of a pair named the other way round, if it is one."""
+    x, sep, y = str(k).partition(":")
+    return f"{y}:{x}" if sep and f"{y}:{x}" in keys else None
 
 
 def _index(keys: dict[str, int], k: object, field: str, what: str, n: int) -> int:
@@ -93,9 +103,13 @@ def _id_list(payload: dict[str, Any], field: str) -> list[str]:
 def _choices(payload: dict[str, Any], field: str, what: str, pairs: list[tuple[str, str]],
              answers: dict[str, str], wrong: str) -> dict[int, str | None]:
     """``payload[field]``: pair ('<idA>:<idB>' or its number) -> an answer or skip."""
-    keys = _pair_keys(pairs)
+    ordered = "a" in answers  # A and B name the plan's sides: a pair named the other way round is refused
+    keys = _pair_keys(pairs, ordered)
     out: dict[int, str | None] = {}
     for k, v in _mapping(payload, field).items():
+        if ordered and k not in keys and (plan := _reversed(keys, k)) is not None:
+            raise InvalidInput(f"names the {what} the other way round: the plan names it {plan!r} (A is its first id)",
+                               field=f"{field}.{k}")
         i = _index(keys, k, field, what, len(pairs))
         choice = str(v).casefold()
         if choice != "skip" and choice not in answers:
@@ -121,8 +135,9 @@ def by_number(payload: dict[str, Any]) -> str | None:
 def decisions_from(payload: dict[str, Any], a: Analysis) -> Decisions:
     """A person's choices as JSON: ``choices`` (conflict -> A / B / skip), ``review``
     (pair -> merge / keep / skip), ``skip_merges`` (merges by their first id, their ids
-    joined by ':', or their number) and ``skip_prunes`` (memory ids or numbers). Anything
-    naming an item the plan does not have is refused, naming it."""
+    joined by ':', or their number) and ``skip_prunes`` (memory ids or numbers). Numbers
+    count from 1, as the report does. Anything naming an item the plan does not have is
+    refused, naming it."""
     d = Decisions()
     conflicts = _choices(payload, "choices", "conflict", [(c.a.id, c.b.id) for c in a.conflicts],
                          {"a": "A", "b": "B"}, "must be A, B or skip")
@@ -133,9 +148,9 @@ def decisions_from(payload: dict[str, Any], a: Analysis) -> Decisions:
     merges: dict[str, int] = {}
     for i, g in enumerate(a.merges):
         ids = [m.id for m in g.items]
-        merges.update({ids[0]: i, ":".join(ids): i, str(i): i})
+        merges.update({ids[0]: i, ":".join(ids): i, str(i + 1): i})
     d.skip_merges = {_index(merges, k, "skip_merges", "merge", len(a.merges)) for k in _id_list(payload, "skip_merges")}
-    prunes = {p.item.id: i for i, p in enumerate(a.prunes)} | {str(i): i for i in range(len(a.prunes))}
+    prunes = {p.item.id: i for i, p in enumerate(a.prunes)} | {str(i + 1): i for i in range(len(a.prunes))}
     d.skip_prunes = {_index(prunes, k, "skip_prunes", "prune", len(a.prunes)) for k in _id_list(payload, "skip_prunes")}
     return d
 
