@@ -78,7 +78,8 @@ def test_infer_with_a_model(db_path: Path) -> None:
 
 def test_bad_input(m: Memory) -> None:
     for call, field in ((lambda: m.add("x"), "user_id"), (lambda: m.add([], user_id="a"), "messages"),
-                        (lambda: m.search("", user_id="a"), "query"), (lambda: m.get_all(page=0), "page"),
+                        (lambda: m.search("", user_id="a"), "query"), (lambda: m.get_all(page=0, user_id="a"), "page"),
+                        (lambda: m.get_all(), "user_id"),
                         (lambda: m.update("nope"), "text"), (lambda: m.get_all(filters={"OR": []}), "filters.OR")):
         with pytest.raises(InvalidInput) as exc:
             call()

@@ -230,7 +230,11 @@ def test_filter_forms() -> None:
         assert compile_filter(spec)(item) is want, spec
     assert scope_of({"user_id": "*", "agent_id": "helper"}) == {"agent_id": "helper"}  # a wildcard names no one
     for spec, field in (({"id": "f1"}, "filters.id"), ({"OR": [{"score": 1}]}, "filters.OR.0.score"),
-                        ({"metadata": {"topic": {"bogus": 1}}}, "filters.metadata.topic.bogus")):
+                        ({"metadata": {"topic": {"bogus": 1}}}, "filters.metadata.topic.bogus"),
+                        # a value of the wrong kind is refused, never read as "matches nothing" (or everything)
+                        ({"created_at": {"gte": 5}}, "filters.created_at.gte"), ({"metadata": "x"}, "filters.metadata"),
+                        ({"n": {"gt": [1]}}, "filters.n.gt"), ({"n": {"lte": True}}, "filters.n.lte"),
+                        ({"OR": [{}]}, "filters.OR.0"), ({"AND": [{"user_id": "a"}, {}]}, "filters.AND.1")):
         with pytest.raises(InvalidInput) as exc:
             compile_filter(spec)
         assert exc.value.field == field

@@ -87,3 +87,14 @@ def test_a_dream_merge_keeps_its_members_metadata(db_path: Path) -> None:
         [merged] = m.get_all(user_id="alice", filters={"project": "tea"})["results"]
         assert {"project": "tea", "prio": 3, "owner": "kim"}.items() <= merged["metadata"].items()
         assert m.get_all(user_id="alice", filters={"owner": "kim"})["results"] == [merged]
+
+
+def test_a_memory_id_works_as_32_hex_digits_too(db_path: Path) -> None:
+    with Memory(str(db_path), embedder="hashing") as m:
+        pid = m.add("I like tea", user_id="alice", infer=False)["results"][0]["id"]
+        plain = pid.replace("-", "")
+        assert m.get(plain)["id"] == pid  # type: ignore[index]
+        m.update(plain, text="I like green tea")
+        assert [e["event"] for e in m.history(plain)] == ["ADD", "UPDATE"]
+        m.delete(plain)
+        assert m.get(pid) is None

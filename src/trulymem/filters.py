@@ -180,7 +180,7 @@ def check_filter(spec: Any, limits: Limits = LIMITS) -> None:
 def _as_time(want: Any, path: str) -> Any:
     """A time field compares with ISO date-times (naive ones are UTC)."""
     if not isinstance(want, str):
-        return want
+        raise InvalidInput(f"takes an ISO date-time, not {shown(want)}", field=path)
     try:
         return as_utc(datetime.fromisoformat(want.replace("Z", "+00:00")))
     except ValueError:
@@ -235,6 +235,8 @@ def _op(op: str, want: Any, path: str) -> Callable[[Any], bool]:
         return lambda h: not inside(h)
     if op == "contains":
         return lambda h: isinstance(h, str | list) and want in h
+    if isinstance(want, bool) or not isinstance(want, int | float | str | datetime):
+        raise InvalidInput(f"'{op}' takes a number, a string or a date-time, not {shown(want)}", field=path)
     return {"gt": _order(lambda a, b: a > b, want), "gte": _order(lambda a, b: a >= b, want),
             "lt": _order(lambda a, b: a < b, want), "lte": _order(lambda a, b: a <= b, want)}[op]
 
@@ -315,6 +317,8 @@ def _pooled(field: str, op: str, wants: list[Any]) -> Test:
 def _compile(spec: Any, path: str, env: Env) -> Test:
     if not isinstance(spec, dict):
         raise InvalidInput("must be an object", field=path)
+    if not spec and path != "filters":  # inside AND/OR/NOT an empty filter would match every memory
+        raise InvalidInput("is an empty filter, which matches every memory: leave it out", field=path)
     parts: list[Test] = []
     for key, value in spec.items():
         here = f"{path}.{key}"
@@ -335,6 +339,8 @@ def _compile(spec: Any, path: str, env: Env) -> Test:
             else:
                 raise InvalidInput("'NOT' takes a filter or a list of filters", field=here)
             parts.append((lambda p: lambda row: not p(row))(sub))
+        elif key == "metadata" and not isinstance(value, dict):
+            raise InvalidInput("takes an object of metadata keys and their values", field=here)
         elif _is_metadata_object(key, value):
             parts += [t for k, v in value.items() for t in _field(f"metadata.{k}", v, f"{here}.{k}", env)]
         else:

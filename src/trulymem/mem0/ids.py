@@ -53,14 +53,15 @@ def public_id(fact_id: str) -> str:
 
 
 def stored_ids(memory_id: Any) -> list[str]:
-    """The stored ids a public one may name: itself and, for a UUID, its 32-hex form
-    (the ids of rows written before ids were UUIDs)."""
+    """The stored ids a public one may name: itself and, for a UUID in either form (dashed or
+    32 hex digits), the other form (rows written before ids were UUIDs have the hex form)."""
     given: str = validate_as(Label, memory_id, "memory_id")
-    if len(given) == 36 and given.count("-") == 4:
+    if len(given) in (32, 36) and given.count("-") in (0, 4):
         try:
-            return [given, uuid.UUID(given).hex]
+            parsed = uuid.UUID(given)
         except ValueError:
-            pass
+            return [given]
+        return list(dict.fromkeys((given, str(parsed), parsed.hex)))  # either form names either kind of row
     return [given]
 
 

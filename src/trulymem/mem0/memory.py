@@ -141,6 +141,10 @@ class Memory:
         size = next((n for n in (page_size, limit, top_k) if n is not None), 100)
         with validation_as_invalid():
             ctx = self._filtered(filters, user_id, agent_id, app_id)
+            if ctx.scope.user_id is None and not (filters or agent_id or run_id or app_id):
+                # as mem0 refuses it: every user's memories only when asked ({"user_id": "*"})
+                raise InvalidInput("get_all needs a user_id, agent_id or run_id (argument or filter; "
+                                   "{'user_id': '*'} for every user)", field="user_id")
             out = mem0_ops.get_all(ctx, ctx.scope, filters=with_run(filters, run_id), page=1 if page is None else page,
                                    page_size=size, wildcard_any=True)
         results = [mem0_item(r, score=False) for r in out["results"]]
