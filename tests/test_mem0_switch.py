@@ -119,6 +119,11 @@ def test_a_users_key_still_reaches_only_its_user(db_path: Path, monkeypatch: pyt
             with pytest.raises(error()):
                 call()
         assert b.get(secret)["memory"] == "Bob's secret"
+        a.add("Alice's note", user_id="alice", infer=False)
+        for call in (lambda: a.delete_all(user_id=""), lambda: a.delete_all(user_id="alice", run_id="")):
+            with pytest.raises(error(), match="empty"):  # an empty id is named as wrong: never "no one", never 404
+                call()
+        assert [m["memory"] for m in a.get_all(filters={"user_id": "alice"})["results"]] == ["Alice's note"]
         a.client.close()
         b.client.close()
     finally:

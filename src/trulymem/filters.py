@@ -356,6 +356,8 @@ def _field(field: str, value: Any, here: str, env: Env) -> list[Test]:
         raise InvalidInput(f"cannot be filtered on: {_REFUSED[field]}", field=here)
     if field == MEMORY_IDS:
         return [_memory_ids(value, here, env)]
+    if field in (*SCOPE_FIELDS, "run_id") and isinstance(value, str) and not value.strip():
+        raise InvalidInput("is empty: leave it out, or name one", field=here)
     if field == "keywords" and not isinstance(value, dict):
         return [_leaf(field, "icontains", value, here)]
     if isinstance(value, dict):
