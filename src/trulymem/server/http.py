@@ -341,7 +341,7 @@ def _bind(principal: Principal, args: dict[str, Any], user_id: str | None = None
         if value is not None and not isinstance(value, str if name == "user_id" else dict):
             raise InvalidInput(f"must be a {'string' if name == 'user_id' else 'JSON object'}", field=name)
     named = {user_id, args.get("user_id"), scope_of(args.get("filters")).get("user_id")} - {None}
-    if any(not u.strip() for u in named):  # never read as "no user named", nor hidden as an unknown one
+    if any(isinstance(u, str) and not u.strip() for u in named):  # never read as "no user named", nor hidden as an unknown one
         raise InvalidInput("is empty: leave it out, or name one", field="user_id")
     if principal.user_id is None:
         return
