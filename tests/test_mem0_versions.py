@@ -98,3 +98,20 @@ def test_a_memory_id_works_as_32_hex_digits_too(db_path: Path) -> None:
         assert [e["event"] for e in m.history(plain)] == ["ADD", "UPDATE"]
         m.delete(plain)
         assert m.get(pid) is None
+
+
+def test_ids_in_metadata_are_the_calls_own_or_refused(db_path: Path) -> None:
+    from trulymem import InvalidInput
+
+    with Memory(str(db_path), embedder="hashing") as m:
+        with pytest.raises(InvalidInput) as exc:
+            m.add("a note", user_id="alice", infer=False, metadata={"user_id": "bob"})
+        assert exc.value.field == "metadata.user_id"
+        pid = m.add("a note", user_id="alice", agent_id="kim", infer=False,
+                    metadata={"user_id": "alice", "agent_id": "kim", "topic": "x"})["results"][0]["id"]
+        got = m.get(pid)
+        assert got["metadata"] == {"topic": "x"} and got["user_id"] == "alice"  # type: ignore[index]
+        with pytest.raises(InvalidInput) as exc:
+            m.update(pid, metadata={"user_id": "bob"})
+        assert exc.value.field == "metadata.user_id"
+        assert m.get_all(user_id="bob")["results"] == []

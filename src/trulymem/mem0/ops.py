@@ -151,10 +151,20 @@ def _fields(metadata: dict[str, Any] | None) -> dict[str, Any]:
 _ADD_META = ("speculation", "valid_at", "app_id")
 
 
+# a memory's ids, which mem0 writes into its metadata: named there, they must be the call's own
+_ID_META = {"user_id": "user_id", "agent_id": "agent_id", "run_id": "session_id"}
+
+
 def _added(ctx: ToolContext, metadata: Any) -> tuple[ToolContext, dict[str, Any]]:
-    """``add``'s context and fact fields: ``_fields`` and the ``_ADD_META`` keys honoured."""
+    """``add``'s context and fact fields: ``_fields`` and the ``_ADD_META`` keys honoured;
+    an id in the metadata (``user_id``, ``agent_id``, ``run_id``) is the call's or refused."""
     if not isinstance(metadata, dict):
         return ctx, _fields(metadata)
+    for key, attr in _ID_META.items():
+        if key in metadata and metadata[key] != getattr(ctx.scope, attr):
+            raise InvalidInput(f"names {metadata[key]!r}, but the memory is added for {getattr(ctx.scope, attr)!r}: "
+                               f"a memory's {key} is an argument, not metadata", field=f"metadata.{key}")
+    metadata = {k: v for k, v in metadata.items() if k not in _ID_META}
     extra: dict[str, Any] = {}
     if metadata.get("speculation") is not None:
         if not isinstance(metadata["speculation"], bool):
@@ -400,7 +410,7 @@ def check_update(text: Any, metadata: Any) -> tuple[str | None, dict[str, Any]]:
     """An update's text and fact fields, checked as ``memory_commit`` checks them."""
     if text is None and metadata is None:
         raise InvalidInput("give text and/or metadata", field="text")
-    for key in _ADD_META if isinstance(metadata, dict) else ():
+    for key in (*_ADD_META, *_ID_META) if isinstance(metadata, dict) else ():
         if key in metadata:
             raise InvalidInput("is set when a memory is added; an update cannot change it (add the memory again)",
                                field=f"metadata.{key}")
