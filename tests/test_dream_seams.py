@@ -94,3 +94,16 @@ def test_kinship_and_roles() -> None:
     assert not kin_differs("My older brother lives in Boston", "我哥哥住在波士顿")  # the general and the specific
     assert not kin_differs("Use npm as the package manager", "Use pnpm as the package manager")  # a manager, not a boss
     assert not kin_differs("The user's brother lives in Boston", "The user's brother moved to Boston")
+
+
+@pytest.mark.parametrize("others", [(), ("The user likes tea",), ("The user likes tea", "Standup is at 9:30")])
+def test_two_things_named_alike_stay_apart_whatever_else_is_remembered(tmp_path: Path, others: tuple[str, ...]) -> None:
+    """"The user's [dog] is called [Biscuit]" / "… [manager] is named [Karen]": two places differ
+    (synonyms between them are one word), so no conflict, however many other memories there are."""
+    pair = ("The user's dog is called Biscuit", "The user's manager is named Karen")
+    with TrulyMem(tmp_path / "d.db", user_id="u") as mem:
+        mem.commit([{"subject": "user", "relation": MEMORY_RELATION, "object": t, "type": "fact"}
+                    for t in (*pair, *others)], supersede=False)
+        items = list(iter_memories(mem.store, mem.scope))
+        got = analyze(items, load_retention(), datetime.now(UTC), embedder=dream_embedder("auto", mem.embedder))
+    assert got.conflicts == [] and got.merges == []

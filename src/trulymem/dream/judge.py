@@ -419,6 +419,9 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
     with another value, not one slot with two values. ``small``: at most that many differing
     words a side (two short swaps, not a paraphrase that shares a few words)."""
     mx, my, _, _ = _middles(a, b)
+    # synonyms are one word between ("The user's [dog] is called [Biscuit]" / "… [manager] is named [Karen]")
+    if cjk(a) == cjk(b):  # in one language, and words only: a Chinese character alone is no synonym (用 ≠ use)
+        mx, my = (tuple(t if _CJK_CHAR.match(t) else CANON.get(t, t) for t in seq) for seq in (mx, my))
     # a shared Chinese character ("云" in 阿里云 / 腾讯云) is part of the values, not a word between
     # them; two in a row ("负责" in 李娜负责后端 / 张伟负责前端) are a word
     pairs = set(zip(mx, mx[1:])) & set(zip(my, my[1:]))
