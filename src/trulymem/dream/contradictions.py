@@ -9,7 +9,8 @@ from typing import Any, Literal
 from trulymem.dream.changes import home, mentions, moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content
-from trulymem.dream.judge import cjk, denies, different_predicates, other_owner, other_subjects, values
+from trulymem.dream.judge import cjk, different_predicates, other_owner, other_subjects, values
+from trulymem.dream.polarity import denies
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
 from trulymem.dream.values import kin, named_people

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream.changes import retires
+from trulymem.dream.polarity import denies, negates_shared, opposite
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import ABBREVIATIONS, common_ends, negated, without_negation, words
 from trulymem.dream.values import special_values, value_sequence, without_numbers
@@ -323,88 +324,6 @@ def _own_content(a: str, b: str) -> bool:
     have = {CANON.get(t, t) for t in _seen(b)[0]}
     return any(CANON.get(t, t) not in have for t in _seen(a)[0] if t not in GENERIC and t not in OWNER_WORDS
                and without_negation([t]))
-
-
-_ZH_MODALS = frozenset("要会能想应该可必须得再太")
-
-
-_CLAUSE = re.compile(r"[,;:.!?](?=\s|$)|[，。；：！？、]|\s[-–—]\s")  # not the dot in ".env", "v1.2"
-
-
-@lru_cache(maxsize=131_072)
-def _negation_scopes(text: str) -> tuple[tuple[str, ...], ...]:
-    """The words each negation governs: up to three content words after it, in its own
-    clause ("We don't use Sentry; errors go to Rollbar": only Sentry)."""
-    out = []
-    for clause in _CLAUSE.split(text):
-        seq = words(clause)
-        for k, t in enumerate(seq):
-            if without_negation([t]):
-                continue
-            han = _CJK_CHAR.match(t) is not None  # a Chinese negation governs the rest of its clause
-            after = [w for w in without_negation(seq[k + 1:] if han else seq[k + 1:k + 5])
-                     if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS]
-            out.append(tuple(after if han else after[:3]))
-    return tuple(out)
-
-
-# what the other side sets aside itself: "Call her Maya rather than Mariana" does not say
-# what "… is Maya, not Mariana" denies
-_CONTRAST = re.compile(r"\b(?:rather than|instead of)\s+([^,;.]{1,40})", re.IGNORECASE)
-
-
-def _negated_side(a: str, b: str) -> tuple[str, set[str]]:
-    neg, other = (a, b) if _seen(a)[2] else (b, a)
-    return neg, set(_seen(other)[0])
-
-
-def denies(a: str, b: str) -> bool:
-    """The negated one denies what the other says: the words its negation governs (up to
-    three after it) are all in the other ("Never squash commits" / "Always squash commits"),
-    not just any negation somewhere ("Use pnpm, not npm" / "The package manager is pnpm")."""
-    neg, said = _negated_side(a, b)
-    scopes = _negation_scopes(neg)
-    other = b if neg is a else a
-    set_aside = {w for m in _CONTRAST.finditer(other) for w in words(m.group(1))}
-    if any(scope and all(w in said for w in scope) and not all(w in set_aside for w in scope) for scope in scopes):
-        return True
-    return not scopes  # negated by a form the word list misses: assume so
-
-
-def negates_shared(a: str, b: str) -> bool:
-    """Some word the negation governs is in the other memory too: "not npm" next to a
-    memory without npm negates something else, "不允许mock数据库" next to "mock数据库" does not."""
-    neg, said = _negated_side(a, b)
-    # one Chinese character in common says little ("不再新增JS文件" / "新写的前端代码"): two do
-    return any(sum(w in said for w in scope if _CJK_CHAR.match(w)) >= 2 or
-               any(w in said for w in scope if not _CJK_CHAR.match(w)) for scope in _negation_scopes(neg))
-
-
-# Markers that cannot both hold of one thing: (one side, the other side), English and Chinese.
-_OPPOSITES = [(frozenset(x.split("|")), frozenset(y.split("|"))) for x, y in (
-    ("automatic|automatically|自动", "manual|manually|by hand|hand-written|手动|人工|手工"),
-    ("always|总是|每次都|一律", "never|从不|绝不|永远不"),
-    ("required|mandatory|compulsory|必须|必需|强制", "optional|not required|可选|不必|无需|不需要"),
-    ("enabled|开启|启用|打开", "disabled|关闭|禁用"),
-    ("allowed|permitted|允许|可以", "forbidden|prohibited|banned|not allowed|禁止|不允许|不准|不要|不能"),
-)]
-_MARKER = re.compile("|".join(
-    rf"\b{re.escape(m)}\b" if m.isascii() else re.escape(m)
-    for m in sorted({m for x, y in _OPPOSITES for m in x | y}, key=len, reverse=True)), re.IGNORECASE)
-
-
-@lru_cache(maxsize=131_072)
-def _markers(text: str) -> frozenset[tuple[int, int]]:
-    found = {m.group(0).casefold() for m in _MARKER.finditer(text)}
-    return frozenset((k, side) for k, pair in enumerate(_OPPOSITES) for side in (0, 1) if found & pair[side])
-
-
-def opposite(a: str, b: str) -> bool:
-    """One says "automatically", "always", "required", the other "manually", "never",
-    "optional" (in either language), and neither says both."""
-    ma, mb = _markers(a), _markers(b)
-    return any((k, side) in ma and (k, 1 - side) in mb and (k, 1 - side) not in ma and (k, side) not in mb
-               for k, side in ma)
 
 
 def _middles(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...], int, int]:
