@@ -29,7 +29,7 @@ from trulymem.dream.judge import FrameSimilarity, Judged, judge
 from trulymem.dream.model_judge import judge_with_llm
 from trulymem.dream.policy import Retention
 from trulymem.dream.similarity import document_frequencies, words
-from trulymem.dream.values import special_values
+from trulymem.dream.values import special_values, value_sequence, without_numbers
 from trulymem.dream.vocab import CANON, GENERIC, IDENT, PATH, PROPER
 from trulymem.embed import Embedder
 from trulymem.embed.base import Matrix
@@ -132,9 +132,10 @@ def _hold_conflicts(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], 
 
 def _terms(text: str) -> set[str]:
     """A memory's significant words (synonyms as one), its dates, times, quantities and
-    frequencies as one term each however written ("half an hour" = "30 minutes")."""
+    frequencies as one term each however written ("half an hour" = "30 minutes"), and so its numbers."""
     keys, rest = special_values(text)
-    return {CANON.get(t, t) for t in words(rest) if t not in GENERIC} | set(keys)
+    numbers = {v for v in value_sequence(text) if v.startswith("n:")}  # "twenty-one" = "21" = "二十一"
+    return {CANON.get(t, t) for t in words(without_numbers(rest)) if t not in GENERIC} | set(keys) | numbers
 
 
 def _vet(found: list[Contradiction], rest: Sequence[MemoryItem]

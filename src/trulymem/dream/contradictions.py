@@ -9,7 +9,7 @@ from typing import Any, Literal
 from trulymem.dream.changes import home, mentions, moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content
-from trulymem.dream.judge import cjk, different_predicates, other_owner, other_subjects, values
+from trulymem.dream.judge import cjk, different_predicates, numbers_spelled_apart, other_owner, other_subjects, values
 from trulymem.dream.polarity import denies
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
@@ -245,6 +245,8 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
     """How two wordings that differ in one place relate: ``("conflict", topic)``,
     ``("distinct", topic)`` (another value of a many-valued thing), or ``None``
     (a paraphrase or an elaboration: free to merge)."""
+    if numbers_spelled_apart(a.memory, b.memory):
+        return None  # "twenty-one books" / "21 books": one number, written two ways
     p, q = common_ends(x, y)
     left, right = x[p:len(x) - q], y[p:len(y) - q]
     shared = x[:p] + x[len(x) - q:]

@@ -104,7 +104,7 @@ def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
     return (only_a, only_b) if only_a and only_b else None
 
 
-def _numbers_spelled_apart(a: str, b: str) -> bool:
+def numbers_spelled_apart(a: str, b: str) -> bool:
     """The same words around the same numbers in the same order, only written otherwise."""
     return a != b and same_numbers(a, b) and value_sequence(a) == value_sequence(b) and \
         words(without_numbers(a)) == words(without_numbers(b))
@@ -174,7 +174,7 @@ def judge(a: str, b: str, frames: FrameSimilarity | None = None, similarity: flo
     around what differs, then language; ``ambiguous`` when the rules cannot tell (a model
     decides, or nothing is merged). ``similarity``: the pair's cosine, where an encoder found it."""
     one_language = cjk(a) == cjk(b)
-    if one_language and _numbers_spelled_apart(a, b):
+    if one_language and numbers_spelled_apart(a, b):
         return "duplicate"  # "twelve cousins" / "12 cousins": whether to merge is the gate's to prove
     verdict = _by_change(a, b, one_language) or _by_role(a, b) or _by_negation(a, b, one_language) or \
         _by_values(a, b, one_language, frames) or _by_frame(a, b, one_language)

@@ -122,6 +122,10 @@ _ARTICLE_QUANTITY = re.compile(r"\b(half an?|(?:a )?quarter of an?|one and a hal
                                r"(minute|hour|day|week|month|year|kilometer|kilometre|mile|gigabyte|megabyte)s?\b",
                                re.IGNORECASE)
 _UNITS.update({"gigabyte": ("bytes", 1024 ** 2), "megabyte": ("bytes", 1024)})
+# "an hour and a half", "two hours and a half", 一刻钟 / 三刻钟 (a quarter / three quarters of an hour)
+_AND_A_HALF = re.compile(rf"\b(an?|one|\d+|{_EN_WORDNUM})\s+(minute|hour|day|week|month|year)s?\s+and\s+a\s+half\b",
+                         re.IGNORECASE)
+_ZH_QUARTERS = re.compile(r"([一三])刻钟")
 # a URL or a path names one place exactly: "fernweh.app/privacy" is not "fernweh.app/legal/privacy"
 _PATHLIKE = re.compile(r"(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}(?:/[\w.~%-]+)+/?|(?<![\w/])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+",
                        re.IGNORECASE)
@@ -301,6 +305,8 @@ def _specials(text: str, mark: str) -> tuple[list[tuple[int, str]], str]:
     take(_ZH_WEEKDAY, lambda m: f"w:{_ZH_WEEKDAY_N[m.group(2)]}" + (" f:1w" if m.group(1) else ""))
     for pattern, key in _FREQUENCY:
         take(pattern, lambda m, key=key: key)
+    take(_AND_A_HALF, _and_a_half)
+    take(_ZH_QUARTERS, lambda m: f"q:time:{900 if m.group(1) == '一' else 2700}")
     take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
     return found, out
@@ -327,6 +333,13 @@ def _zh_time(m: re.Match[str]) -> str | None:
     if h is None or minute is None:
         return None
     return _hhmm(h, minute, m.group(1))
+
+
+def _and_a_half(m: re.Match[str]) -> str | None:
+    n = m.group(1).casefold()
+    amount = 1 if n in ("a", "an") else float(n) if n.isdigit() else _num(n)
+    dim, size = _UNITS[m.group(2).casefold()]
+    return None if amount is None else f"q:{dim}:{int((amount + 0.5) * size)}"
 
 
 def _quantity(m: re.Match[str]) -> str | None:
