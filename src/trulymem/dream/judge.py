@@ -310,9 +310,9 @@ def _diverge(a: str, b: str) -> bool:
 def _end_swap(a: str, b: str) -> bool:
     """All but the last word of one is said by the other (synonyms as one), and the last
     words differ and appear nowhere else: one slot, at the end, with two values written
-    as plain words ("called master" / "named main")."""
-    x = [CANON.get(t, t) for t in _seen(a)[0] if t not in GENERIC]
-    y = [CANON.get(t, t) for t in _seen(b)[0] if t not in GENERIC]
+    as plain words ("called master" / "named main"). A negation is no word of the frame."""
+    x = [CANON.get(t, t) for t in without_negation(_seen(a)[0]) if t not in GENERIC]
+    y = [CANON.get(t, t) for t in without_negation(_seen(b)[0]) if t not in GENERIC]
     if len(x) < 3 or len(y) < 3 or x[-1] == y[-1] or x[-1] in y or y[-1] in x:
         return False
     short, long_ = (x, y) if len(x) <= len(y) else (y, x)
