@@ -163,7 +163,7 @@ def test_model_summaries_and_extraction_run_after_the_reply_in_batches(memory: T
     assert facts["a cat named Miso"].source == "llm-extract" and facts["a cat named Miso"].speculation is False
     assert facts["dogs"].speculation is True  # the model said "stated", the user never did
     assert facts["a cat named Miso"].message_ids == [f"{r1.trace.turn_id}:user"]
-    records = [t for t in memory.task_list().tasks if t.kind == "turn"]
+    records = [t for t in memory.task_list(kind="turn").tasks]
     assert sorted(t.description for t in records) == ["summary of I adopted a", "summary of bye", "summary of hello"]
 
 
@@ -183,12 +183,12 @@ def test_work_left_by_a_killed_process_is_done_by_the_next_agent(db_path: Path) 
     reply = json.dumps({"turns": [{"turn": 0, "summary": "Adopted a cat", "facts": [
         {"subject": "user", "relation": "has_pet", "object": "a cat named Miso"}]}, {"turn": 1, "summary": "At home"}]})
     with TrulyMem(db_path, user_id="alice") as mem:
-        pending = [t for t in mem.task_list().tasks if t.kind == "turn"]
+        pending = [t for t in mem.task_list(kind="turn").tasks]
         assert len(pending) == 2
         with Agent(mem, lazy(0), post_llm=ScriptedLLM([reply]), extract="model") as agent:
             assert agent.flush(timeout=10)
         assert "a cat named Miso" in current(mem)
-        assert sorted(t.description for t in mem.task_list().tasks if t.kind == "turn") == ["Adopted a cat", "At home"]
+        assert sorted(t.description for t in mem.task_list(kind="turn").tasks) == ["Adopted a cat", "At home"]
 
 
 def test_a_failing_post_turn_model_keeps_the_turn_pending_then_gives_up(memory: TrulyMem) -> None:
@@ -232,7 +232,7 @@ def test_turn_records_keep_time_order_across_days(db_path: Path) -> None:
         for _ in range(3):
             ids.append(agent.turn("hi").trace.record_task)
             clock.advance(days=1)
-        chain = mem.task_list().tasks
+        chain = mem.task_list(kind="turn").tasks
         assert [t.task_id for t in chain] == ids[::-1]
         assert [t.previous_task for t in chain] == [ids[1], ids[0], None]
         assert datetime.fromisoformat(chain[0].created_at) - datetime.fromisoformat(chain[2].created_at) \

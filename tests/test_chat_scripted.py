@@ -31,6 +31,9 @@ def test_chat_with_the_demo_model_remembers_through_the_graph(tmp_path: Path) ->
     child.expect(r"tools memory_recall")                       # the answer came through a memory tool
     child.expect("you> ")
     child.sendline("/tasks")
+    child.expect(r"\(no tasks\)")  # the turns are recorded in the chain, listed apart
+    child.expect("you> ")
+    child.sendline("/turns")
     child.expect(r"Turn_\S+ \[completed\]")
     child.expect("you> ")
     child.sendline("/quit")

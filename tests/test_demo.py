@@ -15,7 +15,8 @@ def test_idiom_chain_demo(mem: TrulyMem) -> None:
         assert t.trace.task is not None  # ... and recorded the turn afterwards
         assert all(s.ok for s in t.steps)
     assert "为虎作伥" in turns[0].reply
-    tasks = mem.task_list().tasks
+    tasks = mem.task_list(kind="all").tasks
+    assert [t.task_id for t in mem.task_list().tasks] == ["Task_nagato_yuki", "Task_idiom_chain"]  # turns apart
     records = [t.trace.record_task for t in turns if t.trace]
     assert [t.task_id for t in reversed(tasks)] == ["Task_idiom_chain", records[0], "Task_nagato_yuki", *records[1:]]
     states = [f.object for f in mem.history("Task_idiom_chain", "HAS_STATE")]

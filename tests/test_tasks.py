@@ -163,3 +163,20 @@ def test_migration_repairs_a_forked_chain(db_path: Path) -> None:
         assert sorted((f.subject, f.object, f.is_valid) for f in links) == [
             ("T_a", "T_b", True), ("T_a", "T_c", False), ("T_b", "T_c", True)]
         assert m.task_create("T_d", "d").previous_task == "T_c"
+
+
+def test_turn_records_never_push_the_tasks_out_of_a_listing(db_path: Path) -> None:
+    with TrulyMem(db_path, user_id="u") as mem:
+        mem.task_create("Task_trip", "Plan the Lisbon trip")
+        mem.task_create("Task_idiom", "Idiom chain game")
+        mem.task_set_state("Task_idiom", "paused")
+        for k in range(60):
+            mem.task_create(f"Turn_{k:03d}", f"User: hi {k} | AI: hello")
+        assert [t.task_id for t in mem.task_list(limit=5).tasks] == ["Task_idiom", "Task_trip"]
+        assert [t.task_id for t in mem.task_list(limit=2, kind="turn").tasks] == ["Turn_059", "Turn_058"]
+        assert len(mem.task_list(limit=100, kind="all").tasks) == 62
+        from trulymem.web.table import tasks_at
+
+        later = mem.clock() + timedelta(days=1)
+        listed = tasks_at(mem.store, mem.scope, later, 5)["tasks"]
+        assert [t["task_id"] for t in listed] == ["Task_idiom", "Task_trip"] and listed[0]["state"] == "paused"

@@ -186,7 +186,7 @@ class TrulyMem:
     def task_set_state(self, task_id: str, state: str) -> TaskStateResult:
         return self.run("task_set_state", {"task_id": task_id, "state": state})  # type: ignore[return-value]
 
-    def task_list(self, limit: int = 20, state: str | None = None, kind: str | None = None) -> TaskListResult:
+    def task_list(self, limit: int = 20, state: str | None = None, kind: str = "task") -> TaskListResult:
         return self.run("task_list", _args(limit=limit, state=state, kind=kind))  # type: ignore[return-value]
 
     def persona_set(self, attributes: dict[str, str | list[str]], mode: str = "merge") -> PersonaResult:

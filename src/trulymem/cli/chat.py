@@ -23,7 +23,8 @@ from trulymem.tools.base import embedded_writes
 HELP = """Commands:
   /recall [QUERY]            what memory returns for QUERY (default: the task chain)
   /persona                   the stored persona
-  /tasks                     the task chain with states
+  /tasks                     the tasks with their states
+  /turns                     the recent turns (recorded in the chain, listed apart from tasks)
   /forget SUBJECT [RELATION] forget facts and the messages they came from (shown first, asked;
                              kept in history)
   /help                      this list
@@ -149,9 +150,9 @@ def _command(agent: Agent, line: str) -> bool:
     elif name == "persona":
         attrs = mem.persona_get().attributes
         out.print("\n".join(f"{k}: {v}" for k, v in attrs.items()) or "(no persona stored)")
-    elif name == "tasks":
-        tasks = mem.task_list().tasks
-        out.print("\n".join(f"{t.task_id} [{t.state}] {t.description or ''}" for t in tasks) or "(no tasks)")
+    elif name in ("tasks", "turns"):
+        tasks = mem.task_list(limit=10 if name == "turns" else 20, kind=name[:-1]).tasks
+        out.print("\n".join(f"{t.task_id} [{t.state}] {t.description or ''}" for t in tasks) or f"(no {name})")
     elif name == "forget":
         _forget(mem, args)
     else:

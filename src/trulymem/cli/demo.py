@@ -37,7 +37,7 @@ def _run(ctx: Ctx, db: str, keep: bool) -> None:
             raise Conflict(f"{db} already holds memories for user {ctx.settings.user!r}; the demo needs an empty "
                            "one (leave out --db for a fresh file, or pass another --user)", field="db")
         turns = run_demo(mem, emit=(lambda _: None) if ctx.as_json else out.print)
-        chain = mem.task_list()
+        chain = mem.task_list(kind="all")  # the whole chain: tasks and the turns between them
     if ctx.as_json:
         click.echo(json.dumps({"db": db if keep else None, "turns": [
             {"user": t.user, "reply": t.reply, "steps": [{"tool": s.tool, "args": s.args, "result": s.result}

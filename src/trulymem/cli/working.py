@@ -44,11 +44,13 @@ def task_state(ctx: Ctx, task_id: str, state: str) -> None:
 @task.command("list")
 @click.option("--limit", type=int, default=20, show_default=True)
 @click.option("--state", help="Only tasks in this state.")
+@click.option("--kind", type=click.Choice(["task", "turn", "all"]), default="task", show_default=True,
+              help="Tasks, the records of conversation turns, or the whole chain.")
 @common
-def task_list(ctx: Ctx, limit: int, state: str | None) -> None:
-    """The task chain, newest first."""
+def task_list(ctx: Ctx, limit: int, state: str | None, kind: str) -> None:
+    """The task chain, newest first (turn records apart: --kind turn)."""
     with ctx.mem() as mem:
-        res = mem.task_list(limit=limit, state=state)
+        res = mem.task_list(limit=limit, state=state, kind=kind)
 
     def human() -> None:
         if not res.tasks:

@@ -263,8 +263,9 @@ def create_app(db: str, *, embedder: Embedder | None = None, llm: LLM | None = N
         return run(request, "memory_history", {"memory_id": memory_id}, user_id)
 
     @app.get("/v1/tasks", summary="The task chain")
-    def tasks(request: Request, user_id: str | None = None, limit: int = 20, state: str | None = None) -> Any:
-        return run(request, "task_list", {"limit": limit, **({"state": state} if state else {})}, user_id)
+    def tasks(request: Request, user_id: str | None = None, limit: int = 20, state: str | None = None,
+              kind: str = "task") -> Any:
+        return run(request, "task_list", {"limit": limit, "kind": kind, **({"state": state} if state else {})}, user_id)
 
     @app.put("/v1/tasks/{task_id}/state", summary="Change a task's state")
     def task_state(request: Request, task_id: str, payload: dict[str, Any] = Body(...),  # noqa: B008

@@ -9,15 +9,17 @@ refuses a second successor or predecessor.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from trulymem.errors import Conflict, InvalidInput, NotFound
-from trulymem.model import EdgeKind, Node, NodeType, TaskState
+from trulymem.model import EdgeKind, Node, NodeType, Scope, TaskState
 from trulymem.recall import chain
 from trulymem.recall.chain import DESCRIPTION, TURN_KIND, TURN_PREFIX
-from trulymem.store.base import FactQuery, NodeQuery
+from trulymem.recall.results import shown_messages
+from trulymem.store.base import FactQuery, NodeQuery, Store
 from trulymem.text import name_key
 from trulymem.text.statements import USER_WORDS
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register, require_user
@@ -40,9 +42,9 @@ class TaskSetStateInput(ToolInput):
 class TaskListInput(ToolInput):
     limit: int = Field(20, ge=1, le=500)
     state: str | None = Field(None, description="Only tasks currently in this state.")
-    kind: Literal["task", "turn"] | None = Field(
-        None, description="Only tasks ('task') or only the records of conversation turns ('turn'); "
-                          "default the whole chain, newest first.")
+    kind: Literal["task", "turn", "all"] = Field(
+        "task", description="Tasks ('task', the default), the records of conversation turns ('turn'), or the "
+                            "whole chain ('all'), newest first: turns are listed apart from tasks.")
 
 
 class TaskInfo(BaseModel):
@@ -186,13 +188,18 @@ def list_tasks(ctx: ToolContext, limit: int, state: TaskState | None = None, *,
     return task_infos(ctx, tasks)
 
 
-def _of_kind(ctx: ToolContext, limit: int, turns: bool, page: int = 200) -> list[Node]:
-    """The newest ``limit`` chain entries that are (or are not) turn records, read a page at a time."""
+def _of_kind(ctx: ToolContext, limit: int, turns: bool) -> list[Node]:
+    return chain_entries(ctx.store, ctx.scope, limit, turns)
+
+
+def chain_entries(store: Store, scope: Scope, limit: int, turns: bool, before: datetime | None = None,
+                  page: int = 200) -> list[Node]:
+    """The newest ``limit`` chain entries (created by ``before``) that are (or are not) turn
+    records, read a page at a time."""
     out: list[Node] = []
     seen: set[str] = set()
-    before = None
     while len(out) < limit and len(seen) < _KIND_SCAN:
-        read = ctx.store.nodes(NodeQuery(scope=ctx.scope, types=[NodeType.TASK], limit=page, created_before=before))
+        read = store.nodes(NodeQuery(scope=scope, types=[NodeType.TASK], limit=page, created_before=before))
         fresh = [n for n in read if n.id not in seen]  # created_before is inclusive: ties come again
         if not fresh:
             break
@@ -213,9 +220,10 @@ def task_infos(ctx: ToolContext, tasks: list[Node]) -> list[TaskInfo]:
     prev = {f.object_id: f.subject for f in links if f.kind == EdgeKind.NEXT_TASK}
     info: dict[str, list[str]] = {}
     wanted = set(ids)
+    shown = shown_messages(ctx.store, ctx.scope, [f for f in links if f.kind == EdgeKind.CONTAINS_INFO])
     for f in links:
-        if f.kind == EdgeKind.CONTAINS_INFO and f.subject_id in wanted:
-            info.setdefault(f.subject_id, []).append(f.object)  # type: ignore[arg-type]
+        if f.kind == EdgeKind.CONTAINS_INFO and f.subject_id in wanted:  # a message by its words, never its id
+            info.setdefault(f.subject_id, []).append(shown.get(f.object_id) or f.object or "")
     return [
         TaskInfo(task_id=t.name, node_id=t.id, description=description_of(t), state=states.get(t.id),
                  previous_task=prev.get(t.id), info_nodes=info.get(t.id, []), created_at=t.created_at.isoformat(),
@@ -227,7 +235,7 @@ def task_infos(ctx: ToolContext, tasks: list[Node]) -> list[TaskInfo]:
 def _task_list(ctx: ToolContext, inp: TaskListInput) -> TaskListResult:
     require_user(ctx)
     state = TaskState.parse(inp.state) if inp.state else None
-    return TaskListResult(tasks=list_tasks(ctx, inp.limit, state, kind=inp.kind))
+    return TaskListResult(tasks=list_tasks(ctx, inp.limit, state, kind=None if inp.kind == "all" else inp.kind))
 
 
 task_create = register(Tool(

@@ -91,14 +91,17 @@ def mount(app: FastAPI, run: Run, context: Context) -> None:
         return run(request, "memory_recall", {"depth": 1, **args}, user_id)
 
     @app.get("/v1/graph/tasks", summary="The task chain, newest first, with current states (or those at as_of)")
-    def tasks(request: Request, user_id: str | None = None, limit: int = 50, as_of: str | None = None) -> Any:
+    def tasks(request: Request, user_id: str | None = None, limit: int = 50, as_of: str | None = None,
+              kind: str = "task") -> Any:
         when = _when(as_of)
         if when is None:
-            return run(request, "task_list", {"limit": limit}, user_id)
+            return run(request, "task_list", {"limit": limit, "kind": kind}, user_id)
         if not 1 <= limit <= 500:
             raise InvalidInput("must be from 1 to 500", field="limit")
+        if kind not in ("task", "turn", "all"):
+            raise InvalidInput("must be task, turn or all", field="kind")
         ctx = context(request, user_id)
-        return table.tasks_at(ctx.store, ctx.scope, when, limit)
+        return table.tasks_at(ctx.store, ctx.scope, when, limit, kind)
 
     @app.get("/v1/graph/memories", summary="Plain facts for the Memories table, filtered (type, relation, pinned, "
                                            "since/until on when they became true, as_of)")

@@ -14,7 +14,7 @@ from trulymem.errors import InvalidInput
 from trulymem.model import EdgeKind, NodeType, Scope
 from trulymem.store.base import FactQuery, NodeQuery, Store
 from trulymem.text.normalize import relation_key
-from trulymem.tools.tasks import description_of
+from trulymem.tools.tasks import chain_entries, description_of
 from trulymem.web.graph import MAX_FACTS, fact_json, need_user
 
 MAX_ROWS = 5000
@@ -50,12 +50,13 @@ def memories(store: Store, scope: Scope, *, type_: str | None = None, relation: 
     }
 
 
-def tasks_at(store: Store, scope: Scope, as_of: datetime, limit: int = 50) -> dict[str, Any]:
-    """The task chain as it stood at ``as_of``: the tasks created by then, newest first, each in the
-    state it was in then."""
+def tasks_at(store: Store, scope: Scope, as_of: datetime, limit: int = 50, kind: str = "task") -> dict[str, Any]:
+    """The task chain as it stood at ``as_of``: the tasks (``kind``: or the turn records, or
+    both: ``all``) created by then, newest first, each in the state it was in then."""
     scope = need_user(scope)
     with store.transaction(write=False):
-        tasks = store.nodes(NodeQuery(scope=scope, types=[NodeType.TASK], created_before=as_of, limit=limit))
+        tasks = store.nodes(NodeQuery(scope=scope, types=[NodeType.TASK], created_before=as_of, limit=limit)) \
+            if kind == "all" else chain_entries(store, scope, limit, kind == "turn", before=as_of)
         states = store.facts(FactQuery(scope=scope.user_wide(), subject_ids=[t.id for t in tasks],
                                        kinds=[EdgeKind.HAS_STATE], validity="current", as_of=as_of)) if tasks else []
     state = {f.subject_id: f.object for f in states}
