@@ -385,3 +385,21 @@ def test_a_resumed_task_with_a_colon_in_its_name_gets_the_turn(db_path: Path) ->
         one = Agent(mem, ScriptedLLM(["Just an answer."]), limits=Limits(max_iterations=1))
         assert one.turn("hi").reply == "Just an answer."
         assert one.llm.requests[-1]["tools"] == []  # type: ignore[attr-defined]
+
+
+def test_every_open_task_and_its_info_reach_the_model_however_many(tmp_path: Path) -> None:
+    """Step 2 of the protocol in code: a paused task with its info stays in the context beside
+    a dozen other open tasks and many turns (the context used to keep the newest six)."""
+    with TrulyMem(tmp_path / "m.db", user_id="u") as mem:
+        mem.task_create("Task_idiom", "Idiom chain game", info_nodes=["Info_idiom"])
+        mem.commit([{"subject": "Info_idiom", "relation": "last", "object": "为所欲为"}])
+        mem.task_set_state("Task_idiom", "paused")
+        for i in range(12):
+            mem.task_create(f"Task_{i}", f"open task {i}")
+        llm = ScriptedLLM(["ok"] * 9)
+        agent = Agent(mem, llm, extract="rules")
+        for _ in range(8):
+            agent.turn("Hello")
+        prompt = json.dumps(llm.requests[-1], ensure_ascii=False)
+    assert "Task_idiom [paused]" in prompt and "为所欲为" in prompt
+    assert all(f"Task_{i} [in_progress]" in prompt for i in range(12))

@@ -73,7 +73,8 @@ class Recalled:
 @dataclass(frozen=True)
 class ContextBudget:
     total: int = 1500          # tokens for everything recalled
-    tasks: int = 6             # open tasks and chain entries shown on an ordinary turn
+    open_tasks: int = 100      # open tasks (in progress or paused): every one, each turn, up to this many
+    tasks: int = 6             # chain entries shown on an ordinary turn
     tasks_deep: int = 20       # ... and when the user refers to earlier turns
     previous_turns: int = 8    # turns of the previous session shown for "last time"
     session_scan: int = 500    # chain entries searched for the previous session
@@ -108,7 +109,8 @@ def recall_context(mem: TrulyMem, ctx: ToolContext, text: str, session: str,
     deep = out.history_reference is not None
     n_tasks = budget.tasks_deep if deep else budget.tasks
     out.persona = mem.persona_get().attributes
-    out.tasks = list_tasks(ctx, n_tasks, states=[TaskState.IN_PROGRESS, TaskState.PAUSED])
+    # every open task, however many turns or other tasks came since (the protocol's step 2)
+    out.tasks = list_tasks(ctx, budget.open_tasks, states=[TaskState.IN_PROGRESS, TaskState.PAUSED], kind="task")
     out.task_info = _info_facts(ctx, out.tasks, budget.info_facts)
     out.chain = list_tasks(ctx, n_tasks)
     episodes = latest_episodes(ctx, ctx.scope.writable().namespace(), session,
