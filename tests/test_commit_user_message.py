@@ -179,3 +179,31 @@ def test_over_http(db_path: Path) -> None:
             assert [(m["object"], m["speculation"]) for m in listed] == [("a greyhound", True)]
     finally:
         s.stop()
+
+
+@pytest.mark.parametrize(("said", "why"), [
+    ("I live in Lisbon, where do you live?", None), ("我住在里斯本，你呢？", None), ("我住在里斯本，你住在哪里？", None),
+    ("I live in Lisbon, you know?", None), ("I can't cook but I live in Lisbon", None),
+    ("Maybe I live in Lisbon one day", "the user's words hedge"), ("我可能住在里斯本", "the user's words hedge"),
+    ("I wish I lived in Lisbon", "the user's words are a wish"),
+    ("My mom thinks I live in Lisbon", "the user reports someone else's words"),
+    ("我妈妈说我住在里斯本", "the user reports someone else's words"),
+    ("I live in Lisbon.\nI don't live in Lisbon anymore.", "the user said the opposite"),
+    ("I don't live in Lisbon anymore.\nActually I live in Lisbon again.", None),
+])
+def test_the_latest_clause_that_asserts_decides(said: str, why: str | None) -> None:
+    """A question after a comma asks only itself; a hedge, a wish or another's words state nothing;
+    of several messages, the latest statement about the claim decides."""
+    from trulymem.text.speculation import speculation_reason
+
+    obj = "里斯本" if "里斯本" in said else "Lisbon"
+    assert speculation_reason("user", "lives_in", obj, said, None) == why
+
+
+def test_a_denied_claim_never_reinforces_the_stated_fact(mem: TrulyMem) -> None:
+    first = mem.commit([{"subject": "user", "relation": "lives_in", "object": "Paris"}], user_message="I live in Paris.")
+    res = mem.commit([{"subject": "user", "relation": "lives_in", "object": "Paris"}],
+                     user_message="I don't live in Paris anymore.")
+    assert res.warnings == ["stored as speculation (the user said the opposite): user lives_in Paris"]
+    [fact] = mem.history("user", "lives_in")
+    assert fact.id == first.facts[0].id and fact.mention_count == 1 and not fact.speculation

@@ -145,6 +145,9 @@ def _match_rules(clause: str, rules: list[tuple[re.Pattern[str], str, str | None
     return out
 
 
+_ZH_ASKS = re.compile(r"[吗呢][?？]?\s*$|什么|哪里|哪儿|哪个|谁|怎么|为什么|多少|几[个点岁]")
+
+
 def rule_statements(text: str) -> list[Statement]:
     """Explicit first-person statements in ``text`` (English and Chinese), clause by clause.
     Questions and conditionals are skipped; a denied preference becomes ``dislikes``."""
@@ -156,11 +159,13 @@ def rule_statements(text: str) -> list[Statement]:
         negated = bool(_EN_NEGATED.search(clause))
         found += _match_rules(clause.replace("’", "'"), _EN_RULES, negated, _MY_SLOT_SKIP)
     for sentence in _ZH_SENTENCE.findall(text):
-        if re.search(r"[?？]\s*$", sentence):
-            continue  # a question states nothing
-        for clause in _ZH_CLAUSE.split(sentence):
+        asked = bool(re.search(r"[?？]\s*$", sentence))
+        clauses = _ZH_CLAUSE.split(sentence)
+        for k, clause in enumerate(clauses):
             clause = clause.strip()
             if not clause or not re.search(r"[\u4e00-\u9fff]", clause) or _ZH_SKIP.search(clause):
                 continue
+            if (asked and k == len(clauses) - 1) or _ZH_ASKS.search(clause):
+                continue  # the question ("我住在里斯本，你呢？" states where the writer lives)
             found += _match_rules(clause, _ZH_RULES, bool(_ZH_NEGATED.search(clause)))
     return list(dict.fromkeys(found))

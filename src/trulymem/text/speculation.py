@@ -56,6 +56,9 @@ def _positions(said: str, obj: str) -> list[int]:
     return []
 
 
+_REASONS = {"a guess": "the user's words hedge", "someone else's words": "the user reports someone else's words"}
+
+
 def unstated(said: str, relation: str, obj: str) -> str | None:
     """Why ``said`` (what the user wrote) does not state the claim about the user with its
     polarity — ``None`` when it does: it must hold every content word of the object in a
@@ -69,13 +72,18 @@ def unstated(said: str, relation: str, obj: str) -> str | None:
     at = _positions(said, obj)
     if not at:
         return None if not denies(relation) else "not stated by the user"
-    why = "not stated by the user"
-    for pos in at:  # "Do you like jazz? Yes, I like jazz." states it the second time
-        why = not_asserted(said, pos) or ("the user said the opposite" if negated_before(said, pos) != denies(relation)
-                                          else "")
-        if not why:
-            return None
-    return f"the user's words are {why}" if why in ("a question", "a condition", "about someone else") else why
+    # The latest mention that asserts something decides: "Do you like jazz? Yes, I like jazz."
+    # states it, "I live in Paris. … I don't live in Paris anymore." says the opposite; a
+    # question, a condition or someone else's words after a statement change nothing.
+    verdict: str | None = "not stated by the user"
+    for pos in at:
+        why = not_asserted(said, pos)
+        if why:
+            if verdict is not None and verdict != "the user said the opposite":
+                verdict = _REASONS.get(why, f"the user's words are {why}")
+            continue
+        verdict = "the user said the opposite" if negated_before(said, pos) != denies(relation) else None
+    return verdict
 
 
 def speculation_reason(subject: str, relation: str, obj: str, said: str, user_id: str | None) -> str | None:

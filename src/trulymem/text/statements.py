@@ -51,7 +51,7 @@ HEDGES = re.compile(
     r"\b(?:probably|maybe|perhaps|possibly|likely|might|may_be|seems?|seemingly|apparently|presumably|guess(?:ed)?|"
     r"suspect(?:ed)?|assume[sd]?|inferred|speculat\w*|could_be)\b|可能|也许|大概|估计|似乎|好像|应该是|猜",
     re.IGNORECASE)
-_CLAUSE = re.compile(r"[.!?;。！？；\n]|[,，]\s*(?=(?:but|and|yet|i|i'm|i've|my)\b|但|而|可|我)|但是|不过",
+_CLAUSE = re.compile(r"[.!?;。！？；\n]|[,，]\s*(?=(?:but|and|yet|i|i'm|i've|my)\b|但|而|可|我)|\bbut\b|但是|不过",
                      re.IGNORECASE)
 
 
@@ -140,19 +140,43 @@ _SUBJECT = re.compile(
     re.IGNORECASE)
 
 
+# a question is the part of a sentence up to a comma: "I live in Lisbon, where do you live?"
+# states where the writer lives; "Do you like jazz, or rock?" asks
+_PART_END = re.compile(r"[.!?。！？\n,，;；]")
+# someone else's words or beliefs about the writer: "My mom thinks I live in Paris", 我妈妈说我住在巴黎
+_REPORTED = re.compile(
+    rf"(?:\b(?:my|our|his|her|their)\s+(?:\w+\s+)?(?:{_PEOPLE_EN})|\b(?:he|she|they|you|people|everyone|someone)\b)"
+    r"\s+(?:\w+\s+)?(?:think|thinks|thought|say|says|said|believe|believes|believed|claim|claims|claimed|assume|"
+    r"assumes|assumed|guess|guesses|guessed|told|tells|figures?)\b"
+    r"|(?:他|她|他们|她们|你|别人|大家|我(?:的)?(?:哥哥|弟弟|姐姐|妹妹|妈妈|妈|爸爸|爸|老婆|老公|朋友|同事|老板|家人))"
+    r"(?:说|觉得|认为|以为|猜|告诉)", re.IGNORECASE)
+_WISH = re.compile(r"\b(?:i\s+wish|wish(?:es)?\s+(?:i|that)|if only|i\s+hope|i'd\s+love\s+to|i\s+dream\s+of)\b"
+                   r"|希望|但愿|要是能|梦想", re.IGNORECASE)
+
+
 def not_asserted(text: str, position: int) -> str | None:
     """Why the words at ``position`` of what someone wrote do not assert a claim about the
-    writer: ``"a question"``, ``"a condition"`` or ``"about someone else"``; ``None`` when
-    they do. The sentence holding them is judged, and the nearest subject before them."""
+    writer: ``"a question"``, ``"a condition"``, ``"a guess"``, ``"a wish"``, ``"someone
+    else's words"`` or ``"about someone else"``; ``None`` when they do. The part of the
+    sentence holding them is judged (a question), the sentence before them (a condition,
+    a hedge, a wish, reported words), and the nearest subject before them."""
     starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, position)]
     start = starts[-1] if starts else 0
-    end_m = _SENTENCE_END.search(text, position)
-    sentence = text[start : end_m.end() if end_m else len(text)].strip()
-    if sentence.endswith(("?", "？", "吗", "吗。")) or _QUESTION_START.search(sentence):
+    parts = [m.end() for m in _PART_END.finditer(text, 0, position)]
+    end_m = _PART_END.search(text, position)
+    part = text[parts[-1] if parts else 0: end_m.end() if end_m else len(text)].strip()
+    if part.endswith(("?", "？", "吗", "吗。")) or _QUESTION_START.search(part) or (
+            start == (parts[-1] if parts else 0) and _QUESTION_START.search(text[start:position])):
         return "a question"
     head = text[start:position]
     if _CONDITIONAL.search(head):
         return "a condition"
+    if HEDGES.search(head):
+        return "a guess"
+    if _WISH.search(head):
+        return "a wish"
+    if _REPORTED.search(head):
+        return "someone else's words"
     subjects = list(_SUBJECT.finditer(text[clause_span(text, position)[0] : position]))
     if subjects and (subjects[-1].group("other") or subjects[-1].group("other_zh")):
         return "about someone else"

@@ -339,6 +339,8 @@ def _opposite_preferences(ctx: ToolContext, prefs: dict[tuple[str, str], Fact]) 
 
 
 def _reinforce(fact: Fact, t: Triplet, now: datetime, kind: EdgeKind | None) -> Fact:
+    if t.speculation and not fact.speculation and kind in (None, fact.kind):
+        return fact  # a guess adds nothing to what the user stated: not a mention, not more confidence
     merged: dict[str, Any] = {**fact.metadata, **t.metadata}
     return dataclasses.replace(
         fact,
