@@ -33,6 +33,8 @@ class RecallConfig:
     pinned_boost: float = 1.5     # a pinned fact the query reaches itself (hop 0), not through a hub
     structural_weight: float = 0.2  # a message's links and (unless the chain is asked for) a task's edges:
                                   # bookkeeping ranks below what was said (they render as the messages)
+    match_boost: float = 1.25     # a fact whose own words (relation, ends) the query names, above its hub's
+                                  # other facts: a vector match on "user" reaches every user fact alike
     time_boost: float = 2.0       # memories from a time the query names ("last May", "上周")
     time_seeds: int = 20          # full-text hits within that time taken as seeds (0: none)
     time_weight: float = 0.5      # their ranking's weight in the fusion

@@ -31,6 +31,7 @@ from trulymem.store.base import FactQuery, NodeQuery, Store, When
 from trulymem.text import name_key, phrases, query_terms, relation_key
 from trulymem.text.answers import expected_answer
 from trulymem.text.related import related_words
+from trulymem.text.statements import relations_named
 from trulymem.text.stem import stems
 from trulymem.text.stopwords import STOPWORDS, content_terms
 from trulymem.text.tokenize import count_tokens, tokens
@@ -94,7 +95,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         text_terms = [t for t in text_terms if name_key(t) not in speakers] or text_terms
     if parsed is not None and parsed.question:
         text_terms = topic_terms(text_terms)
-    match = phrases(content_terms(text_terms))
+    # a Chinese question names a relation stored under an English name (我住在哪里 → lives_in)
+    match = phrases(content_terms(text_terms) + relations_named(" ".join(text_terms)))
     rankings: dict[str, list[str]] = {}
     if match and cfg.lexical:
         rankings["text"] = [nid for nid, _ in store.search_nodes(scope, match, cfg.seed_nodes)]
@@ -143,6 +145,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     for nid, s in fused.items():
         how = "+".join(name for name, ranked in members.items() if nid in ranked)
         c.node(nid, 0.85 * s / top, 0, how)
+    hits_f: list[Fact] = []
     if match and cfg.lexical:
         hits_f = store.search_facts(scope, match, cfg.seed_facts, when=when)
         for f, s in zip(hits_f, rank_order(len(hits_f), 0.7, 0.97)):
@@ -202,6 +205,11 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
                 if src in front:
                     c.fact(e, c.node_score[src], hop, why)
                     c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, next_why)
+
+    # --- what the query names: above the facts reached through a hub ------------
+    for f in hits_f:
+        if f.id in c.fact_score:
+            c.fact_score[f.id] *= cfg.match_boost
 
     # --- time named in the query: boost what happened then ---------------------
     if hint is not None:

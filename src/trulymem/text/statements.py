@@ -32,6 +32,21 @@ _SINGLE_VALUED: dict[str, tuple[str, ...]] = {
     "deploy_target": ("deploy_target", "deploys_to", "deployed_on", "hosting", "部署在", "部署到"),
 }
 _CANONICAL = {relation_key(alias): canon for canon, aliases in _SINGLE_VALUED.items() for alias in aliases}
+# Chinese words a question uses for a relation stored under an English name ("我住在哪里？" asks
+# for lives_in): recall searches the relation's name too
+_ZH_RELATION_WORDS = {**{a: canon for canon, aliases in _SINGLE_VALUED.items() for a in aliases
+                         if not a.isascii() and (len(a) > 1 or a == "住")},
+                      "在哪工作": "works_at", "在哪上班": "works_at", "公司": "works_at", "喜欢": "likes", "爱好": "likes",
+                      "宠物": "has_pet", "养了": "has_pet", "生日": "birthday", "出生": "birthday", "几岁": "age",
+                      "多大": "age", "叫什么": "name", "住哪": "lives_in", "搬家": "lives_in"}
+_ZH_RELATION = re.compile("|".join(sorted(map(re.escape, _ZH_RELATION_WORDS), key=len, reverse=True)))
+
+
+def relations_named(text: str) -> list[str]:
+    """The relations a Chinese question names in its own words ("住在" → ``lives_in``)."""
+    return list(dict.fromkeys(_ZH_RELATION_WORDS[m.group(0)] for m in _ZH_RELATION.finditer(text)))
+
+
 _FAVORITE = re.compile(r"^(?:favou?rite|fav|最喜欢的)_?(.+)$")
 
 _LIKES = frozenset(relation_key(r) for r in (
