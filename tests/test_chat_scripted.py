@@ -55,3 +55,19 @@ def test_without_a_model_the_error_points_at_the_demo_model(tmp_path: Path) -> N
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 2 and "--model scripted" in (child.before or "")
+
+
+def test_piped_chat_keeps_json_on_stdout_and_never_reads_a_message_as_an_answer(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    db = str(tmp_path / "c.db")
+    lines = "I like jazz\n/forget user likes\nWhat do I like?\n"
+    done = subprocess.run([sys.executable, "-m", "trulymem", "chat", "--model", "scripted", "--db", db],
+                          input=lines, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Not forgotten" in done.stdout and done.stdout.count("AI> ") == 2  # the line after it was a message
+    done = subprocess.run([sys.executable, "-m", "trulymem", "chat", "--model", "scripted", "--db", db, "--json"],
+                          input="hello\n", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and json.loads(done.stdout)["reply"], done.stdout

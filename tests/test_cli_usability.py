@@ -37,6 +37,10 @@ def test_a_fresh_install_shows_an_empty_memory(db_path: Path) -> None:
     # a user named on purpose that nobody wrote for is still an error: usually a typo
     r = cli("stats", *db, "--user", "bobb")
     assert r.exit_code == 1 and "unknown user 'bobb'" in r.output
+    assert not db_path.exists()  # reading never creates a database: a mistyped --db leaves nothing behind
+    typo = db_path.parent / "typo" / "sub" / "x.db"
+    r = cli("stats", "--db", str(typo))
+    assert r.exit_code == 0 and "no database at" in r.output and not typo.parent.exists()
 
 
 def test_commit_file_streams_any_number_of_lines_in_one_transaction(db_path: Path, tmp_path: Path) -> None:

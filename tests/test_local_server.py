@@ -88,3 +88,19 @@ def test_the_start_line_names_mcp_only_when_it_is_served(db_path: Path, flags: t
         served.stop()
     assert ("MCP /mcp" in start) is mcp and ("no MCP" in start) is not mcp, start
     assert (answer.status_code == 404) is not mcp, answer.status_code
+
+
+def test_a_taken_port_is_one_error_and_no_start_line(db_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "trulymem", "serve", "--db", str(db_path), "--port", str(port)],
+                              capture_output=True, text=True, timeout=60)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and f"cannot listen on 127.0.0.1:{port}" in said, said
+    assert "on http://" not in said, said

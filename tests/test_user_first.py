@@ -101,7 +101,8 @@ def test_chain_intent_keeps_every_open_task_through_the_published_protocol(memor
     text = _tool(memory, "memory_recall", query_intent=CHAIN_INTENT, depth=2)["text"]
     tasks, _, turns = text.partition("Recent turns")
     assert "Turn_" not in tasks and "talked about item 14" in turns, text
-    assert [t["state"] for t in _tool(memory, "task_list", limit=1)["tasks"]] == ["completed"]
+    assert [t["state"] for t in _tool(memory, "task_list", limit=1, kind="all")["tasks"]] == ["completed"]
+    assert [t["task_id"] for t in _tool(memory, "task_list", limit=5)["tasks"]] == ["Task_trip_plan", "Task_haiku_duel"]
 
 
 @pytest.mark.parametrize("case", FIXTURE["cases"], ids=lambda c: f"{c['label']}:{c['said'][:30]}")
@@ -173,6 +174,7 @@ def test_task_list_lists_tasks_apart_from_turns(memory: TrulyMem) -> None:
     turns = memory.task_list(limit=5, kind="turn").tasks
     assert len(turns) == 5 and {t.kind for t in turns} == {"turn"}
     assert [t.task_id for t in memory.task_list(state="paused", kind="task").tasks] == ["Task_garden"]
-    assert len(memory.task_list(limit=30).tasks) == 27  # the whole chain, as before
+    assert len(memory.task_list(limit=30, kind="all").tasks) == 27  # the whole chain
+    assert [t.task_id for t in memory.task_list().tasks] == ["Task_tax", "Task_garden"]  # by default: tasks
     bad = memory.call("task_list", {"kind": "chore"})
     assert not bad.ok and bad.error is not None and "kind" in str(bad.error)

@@ -91,6 +91,8 @@ class TrulyMem:
         self.clock = clock
         try:
             self.embedder = self._embedder(embedder)
+            if str(store) == ":memory:" and self.scope.user_id is not None:
+                self.ensure_user()  # a new in-memory store holds no mistyped user: reading it is an empty memory
         except BaseException:
             self.store.close()
             raise

@@ -13,6 +13,7 @@ import importlib
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -128,17 +129,27 @@ class Ctx:
         self.settings, self.as_json = settings, as_json
         self.session = session
 
-    def mem(self, *, register_default: bool = True) -> TrulyMem:
+    def mem(self, *, register_default: bool = True, existing: bool = False) -> TrulyMem:
         """The memory of the chosen scope. The default user exists from the start: on a fresh
         install, reading it shows an empty memory, not an "unknown user" error (a user
         named on purpose that nobody has written for still is one: usually a typo).
         ``register_default=False`` for commands that must not add that user (an import
-        brings its own user rows, a whole-database export must not grow one)."""
+        brings its own user rows, a whole-database export must not grow one).
+        ``existing``: a command that only reads never creates a database file: where none
+        exists yet it reads an empty memory and says so (a mistyped --db leaves nothing behind)."""
         from trulymem.config import DEFAULT_USER
         from trulymem.graph import TrulyMem
 
         s = self.settings
-        mem = TrulyMem(s.db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=self.session,
+        db: Any = s.db
+        if existing and "://" not in db and db != ":memory:" and not Path(db).exists():
+            if not self.as_json:
+                err.print(f"(no database at {db} yet: an empty memory; a command that writes creates it)",
+                          markup=False)
+            from trulymem.store import open_store
+
+            db = open_store(":memory:")  # a store, not ":memory:": a user named on purpose is still checked
+        mem = TrulyMem(db, user_id=s.user, agent_id=s.agent, app_id=s.app, session_id=self.session,
                        embedder=None if s.embedder == "none" else s.embedder)
         try:
             if register_default and s.user == DEFAULT_USER and not mem.user_exists():

@@ -85,18 +85,24 @@ def chat(ctx: Ctx, message: str | None, model: str | None, base_url: str | None,
         if message is not None:
             _one_turn(ctx, agent, message, stream=not no_stream and not ctx.as_json, quiet=quiet)
             return
-        out.print(f"trulymem chat · model {llm.model} · user {mem.scope.user_id} · /help for commands")
+        # with --json, stdout holds only the JSON answers: the banner and prompts go to stderr
+        (err if ctx.as_json else out).print(f"trulymem chat · model {llm.model} · user {mem.scope.user_id} · "
+                                            "/help for commands", markup=False)
+        pending: str | None = None  # a line read as an answer that was a message after all
         while True:
             try:
-                text = click.prompt("you", prompt_suffix="> ", default="", show_default=False)
+                text = pending if pending is not None else \
+                    click.prompt("you", prompt_suffix="> ", default="", show_default=False, err=ctx.as_json)
             except (EOFError, click.Abort):
-                out.print("")
+                (err if ctx.as_json else out).print("")
                 return
+            pending = None
             if not text.strip():
                 continue
             try:
                 if text.startswith("/"):
-                    if _command(agent, text):
+                    quit_, pending = _command(agent, text)
+                    if quit_:
                         return
                     continue
                 _one_turn(ctx, agent, text, stream=not no_stream, quiet=quiet)
@@ -134,8 +140,8 @@ def _write(piece: str) -> None:
     sys.stdout.flush()
 
 
-def _command(agent: Agent, line: str) -> bool:
-    """Run a slash command; True means quit."""
+def _command(agent: Agent, line: str) -> tuple[bool, str | None]:
+    """Run a slash command: whether to quit, and a line it read that is the next message."""
     try:
         parts = shlex.split(line[1:])
     except ValueError as exc:
@@ -143,7 +149,7 @@ def _command(agent: Agent, line: str) -> bool:
     name, args = (parts[0].lower(), parts[1:]) if parts else ("help", [])
     mem: TrulyMem = agent.memory
     if name in ("quit", "exit", "q"):
-        return True
+        return True, None
     if name == "recall":
         res = mem.recall(" ".join(args) or "TaskNode,working_memory,task_chain", depth=2)
         out.print(res.text)
@@ -154,25 +160,34 @@ def _command(agent: Agent, line: str) -> bool:
         tasks = mem.task_list(limit=10 if name == "turns" else 20, kind=name[:-1]).tasks
         out.print("\n".join(f"{t.task_id} [{t.state}] {t.description or ''}" for t in tasks) or f"(no {name})")
     elif name == "forget":
-        _forget(mem, args)
+        return False, _forget(mem, args)
     else:
         out.print(HELP)
-    return False
+    return False, None
 
 
-def _forget(mem: TrulyMem, args: list[str]) -> None:
+def _forget(mem: TrulyMem, args: list[str]) -> str | None:
+    """Forget after a yes; an answer that is neither yes nor no is the next message (piped
+    input: never read a message as "no", never lose it)."""
     if not args or len(args) > 2:
         raise InvalidInput("usage: /forget SUBJECT [RELATION]", field="forget")
     criteria = {"subject": args[0], **({"relation": args[1]} if len(args) > 1 else {})}
     preview = mem.purge(criteria, dry_run=True)
     if not preview.matched:
         out.print("Nothing matches.")
-        return
+        return None
     for f in preview.matched:
         out.print(f"  {f.text}")
-    if click.confirm(f"Forget these {len(preview.matched)} facts and the messages they came from? "
-                     "(they stay in history)", default=False):
-        with embedded_writes(mem.store, mem.embedder):  # the facts and their messages, or nothing
-            done = mem.purge(criteria)
-            messages = forget_messages(mem, [f.id for f in done.matched])
-        out.print(f"Forgot {len(done.matched)} facts" + (f" and {messages} messages." if messages else "."))
+    try:
+        answer = click.prompt(f"Forget these {len(preview.matched)} facts and the messages they came from? "
+                              "(they stay in history) [y/N]", default="", show_default=False)
+    except (EOFError, click.Abort):
+        answer = ""
+    if answer.strip().casefold() not in ("y", "yes"):
+        out.print("Not forgotten.")
+        return None if answer.strip().casefold() in ("", "n", "no") else answer
+    with embedded_writes(mem.store, mem.embedder):  # the facts and their messages, or nothing
+        done = mem.purge(criteria)
+        messages = forget_messages(mem, [f.id for f in done.matched])
+    out.print(f"Forgot {len(done.matched)} facts" + (f" and {messages} messages." if messages else "."))
+    return None

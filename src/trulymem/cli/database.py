@@ -16,7 +16,7 @@ from trulymem.errors import InvalidInput
 @common
 def stats(ctx: Ctx) -> None:
     """Counts by node type, fact kind and validity."""
-    with ctx.mem() as mem:
+    with ctx.mem(existing=True) as mem:
         res = mem.stats()
 
     def human() -> None:
@@ -34,7 +34,7 @@ def stats(ctx: Ctx) -> None:
 @common
 def export_cmd(ctx: Ctx, file: Any, all_users: bool) -> None:
     """Write memories as JSON lines to FILE (default stdout)."""
-    with ctx.mem(register_default=not all_users) as mem, progress("exporting") as step:
+    with ctx.mem(register_default=not all_users, existing=True) as mem, progress("exporting") as step:
         n = mem.export_jsonl(file, all_users=all_users, progress=step)
     if file is not sys.stdout and getattr(file, "name", "-") != "<stdout>":
         emit(ctx, {"rows": n}, lambda: err.print(f"exported {n} rows"))

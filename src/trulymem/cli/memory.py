@@ -162,7 +162,7 @@ def recall(ctx: Ctx, query: str, depth: int, limit: int, seeds: tuple[str, ...],
     time_range = None
     if from_ or to:
         time_range = {"start": _when(from_, "from"), "end": _when(to, "to")}
-    with ctx.mem() as mem:
+    with ctx.mem(existing=True) as mem:
         res = mem.recall(query, depth=depth, limit=limit, seed_entities=list(seeds) or None,
                          as_of=_when(as_of, "as_of"), include_invalid=include_invalid, time_range=time_range,
                          preset=preset, max_tokens=max_tokens)
@@ -233,13 +233,16 @@ def history(ctx: Ctx, subject: str, relation: str | None) -> None:
     from trulymem.model import to_json
     from trulymem.recall.results import fact_text, shown_messages
 
-    with ctx.mem() as mem:
+    with ctx.mem(existing=True) as mem:
         facts = mem.history(subject, relation)
         with mem.store.transaction(write=False):
             shown = shown_messages(mem.store, mem.scope, facts)  # a message by its words, not its id
     data = [to_json(f) for f in facts]
 
     def human() -> None:
+        if not facts:
+            out.print(f"(no facts about {subject!r}" + (f" with relation {relation!r})" if relation else ")"),
+                      markup=False)
         for f in facts:
             status = "valid" if f.is_valid else f"invalid since {f.invalid_at:%Y-%m-%d %H:%M:%S}"
             out.print(f"{f.created_at:%Y-%m-%d %H:%M:%S}  {fact_text(f, shown)}  ({status})")

@@ -73,10 +73,10 @@ def _limit_options(fn: Any) -> Any:
 @_limit_options
 @click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Server processes on the one port and database (for PostgreSQL; see the README).")
+              help="Server processes on the one port and database (for PostgreSQL; see docs/guides/serving.md).")
 @click.option("--gc", "gc_policy", envvar=ENV, default=DEFAULT_POLICY, show_default=True,
               help="Garbage collection in the served process: 'python' (unchanged) or 'freeze' what start-up "
-                   "made; ':T0,T1,T2' sets thresholds (see the README).")
+                   "made; ':T0,T1,T2' sets thresholds (see docs/guides/serving.md).")
 @common
 def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, workers: int, gc_policy: str,
           model: str | None, base_url: str | None, api_key: str | None, **given: float | None) -> None:
@@ -85,7 +85,7 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
     Without API keys, requests that name no user read and write --user (the default user).
     The chat model (--model) answers the web app's Chat tab and add_memory with infer."""
     try:
-        from trulymem.server.connections import connection_limit, run
+        from trulymem.server.connections import bind, connection_limit, run
         from trulymem.server.http import LOCAL_HOSTS, create_app
     except ImportError as exc:
         raise ConfigError(needs("the server", "server", exc.name)) from exc
@@ -108,6 +108,10 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
     if workers > 1:
         _serve_workers(ctx, workers, host, port, limits, require_keys or keyed, not no_mcp, gc_policy, llm_config)
         return
+    try:
+        bound = bind(host, port, limits)  # a taken port is said before anything claims to listen
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="port") from None
     app = create_app(ctx.settings.db, embedder=_embedder(ctx), llm=llm, require_keys=require_keys or keyed,
                      limits=limits, mcp=not no_mcp, default_user=ctx.settings.user)
     err.print(f"trulymem {shown(ctx.settings.db)} on http://{host}:{port} ({_served(not no_mcp)}"
@@ -116,10 +120,7 @@ def serve(ctx: Ctx, host: str, port: int, require_keys: bool, no_mcp: bool, work
     err.print(_model_line(llm_config), markup=False)
     if said := apply_policy(policy):
         err.print(said, markup=False)
-    try:
-        run(app, host, port, limits)
-    except OSError as exc:
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", field="port") from None
+    run(app, host, port, limits, bound)
 
 
 def _served(mcp: bool) -> str:

@@ -49,7 +49,7 @@ def task_state(ctx: Ctx, task_id: str, state: str) -> None:
 @common
 def task_list(ctx: Ctx, limit: int, state: str | None, kind: str) -> None:
     """The task chain, newest first (turn records apart: --kind turn)."""
-    with ctx.mem() as mem:
+    with ctx.mem(existing=True) as mem:
         res = mem.task_list(limit=limit, state=state, kind=kind)
 
     def human() -> None:
@@ -92,7 +92,7 @@ def persona_set(ctx: Ctx, pairs: tuple[str, ...], replace: bool) -> None:
 @common
 def persona_show(ctx: Ctx) -> None:
     """Show the current persona."""
-    with ctx.mem() as mem:
+    with ctx.mem(existing=True) as mem:
         res = mem.persona_get()
     emit(ctx, res, lambda: _print_persona(res.attributes))
 

@@ -220,11 +220,22 @@ def listener(host: str, port: int, guard: ConnectionGuard) -> GuardedListener:
     return sock
 
 
-def run(app: Any, host: str, port: int, limits: ServerSettings) -> None:
-    """Serve ``app`` on ``host:port`` with uvicorn behind the guard, until interrupted."""
+Bound = tuple[Any, "ConnectionGuard"]
+
+
+def bind(host: str, port: int, limits: ServerSettings) -> Bound:
+    """The listening socket and its guard (``OSError`` when the port is taken): bound before
+    the server says where it listens."""
+    guard = ConnectionGuard(connection_limit(limits.max_connections))
+    return listener(host, port, guard), guard
+
+
+def run(app: Any, host: str, port: int, limits: ServerSettings, bound: Bound | None = None) -> None:
+    """Serve ``app`` on ``host:port`` (or on the socket ``bind`` made) with uvicorn behind the
+    guard, until interrupted."""
     import uvicorn
 
-    guard = ConnectionGuard(connection_limit(limits.max_connections))
+    sock, guard = bound or bind(host, port, limits)
     protocol = type("GuardedH11Protocol", (GuardedH11Protocol,), {
         "guard": guard, "header_timeout": limits.header_timeout, "idle_timeout": limits.idle_timeout})
     config = uvicorn.Config(
@@ -232,5 +243,4 @@ def run(app: Any, host: str, port: int, limits: ServerSettings) -> None:
         backlog=BACKLOG, timeout_keep_alive=max(1, math.ceil(limits.idle_timeout)),
         limit_concurrency=None,  # counts idle connections: see the module doc; the guard bounds connections
     )
-    sock = listener(host, port, guard)
     uvicorn.Server(config).run(sockets=[sock])
