@@ -99,7 +99,7 @@ def test_chain_intent_keeps_every_open_task_through_the_published_protocol(memor
     assert "Task_haiku_duel [paused]" in small and "Task_trip_plan" in small
     # turns are in the chain but listed apart, by their words, never as open tasks
     text = _tool(memory, "memory_recall", query_intent=CHAIN_INTENT, depth=2)["text"]
-    tasks, _, turns = text.partition("Recent turns")
+    tasks, _, turns = text.partition("Turns (newest first)")
     assert "Turn_" not in tasks and "talked about item 14" in turns, text
     assert [t["state"] for t in _tool(memory, "task_list", limit=1, kind="all")["tasks"]] == ["completed"]
     assert [t["task_id"] for t in _tool(memory, "task_list", limit=5)["tasks"]] == ["Task_trip_plan", "Task_haiku_duel"]
@@ -178,3 +178,23 @@ def test_task_list_lists_tasks_apart_from_turns(memory: TrulyMem) -> None:
     assert [t.task_id for t in memory.task_list().tasks] == ["Task_tax", "Task_garden"]  # by default: tasks
     bad = memory.call("task_list", {"kind": "chore"})
     assert not bad.ok and bad.error is not None and "kind" in str(bad.error)
+
+
+@pytest.mark.parametrize("embedder", ["hashing", None])
+@pytest.mark.parametrize(("query", "relation"), [
+    ("where do I work?", "works_at"), ("What's my job?", "works_at"), ("has_pet", "has_pet"),
+    ("Do I have pets?", "has_pet"), ("where do I live?", "lives_in"), ("what music do I like?", "likes"),
+    ("birthday", "birthday"), ("我住在哪里？", "lives_in"), ("我的生日是哪天？", "birthday"), ("我在哪工作？", "works_at"),
+    ("我养了什么宠物？", "has_pet"), ("我喜欢什么音乐？", "likes"),
+])
+def test_the_fact_a_question_names_comes_first_whatever_the_embedder(tmp_path: Path, embedder: str | None,
+                                                                     query: str, relation: str) -> None:
+    """With the hashing embedder (the CLI's and server's default) every user fact resembles a
+    question about the user alike; the fact the question names must still lead, and a pinned
+    fact it does not name must not."""
+    with TrulyMem(tmp_path / "m.db", user_id="u", embedder=embedder) as mem:
+        mem.commit([{"subject": "user", "relation": r, "object": o} for r, o in (
+            ("lives_in", "Lisbon"), ("works_at", "Acme"), ("likes", "jazz music"), ("has_pet", "Mochi"),
+            ("birthday", "March 3"))])
+        mem.commit([{"subject": "user", "relation": "allergic_to", "object": "peanuts", "pinned": True}])
+        assert mem.recall(query).facts[0].relation == relation

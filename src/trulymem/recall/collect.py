@@ -41,8 +41,10 @@ class Collector:
             self.node_hop[node_id] = hop
         add_why(self.node_why, node_id, why)
 
-    def fact(self, f: Edge | Fact, score: float, hop: int, why: str) -> None:
-        """Record a fact the store returned (it already applied the query's ``When``)."""
+    def fact(self, f: Edge | Fact, score: float, hop: int, why: str, *, direct: bool | None = None) -> None:
+        """Record a fact the store returned (it already applied the query's ``When``).
+        ``direct``: the query reached the fact itself (its words, a node it names), not
+        through a hub the query only resembles; default: at hop 0."""
         cfg = self.cfg
         fid = f.id
         quality = self.quality.get(fid)
@@ -55,7 +57,7 @@ class Collector:
             self.whole[fid] = f
             f = Edge.of(f)
         # pinned counts where the query reached the fact itself, not through a hub ("user")
-        s = score * quality * (cfg.pinned_boost if f.pinned and hop == 0 else 1.0)
+        s = score * quality * (cfg.pinned_boost if f.pinned and (hop == 0 if direct is None else direct) else 1.0)
         old = self.fact_score.get(fid)
         if old is None or s > old:
             self.facts[fid] = f

@@ -95,7 +95,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         text_terms = [t for t in text_terms if name_key(t) not in speakers] or text_terms
     if parsed is not None and parsed.question:
         text_terms = topic_terms(text_terms)
-    # a Chinese question names a relation stored under an English name (我住在哪里 → lives_in)
+    # a question names a relation in other words (我住在哪里 → lives_in, "my job" → works_at)
     match = phrases(content_terms(text_terms) + relations_named(" ".join(text_terms)))
     rankings: dict[str, list[str]] = {}
     if match and cfg.lexical:
@@ -186,6 +186,7 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
     # newest turns are no answer; the reranker's speaker feature favours their turns among the
     # matches instead), which also saves reading their edges.
     hubs = {n.id for n in named if n.key in speakers}
+    direct_seeds = {n.id for n in named}  # named by the query (not a vector's resemblance)
     for hop in range(0, max(0, min(q.depth, 3)) + 1):
         budget.check("recall")  # recall only reads: it can stop between any two steps
         if len(c.facts) >= cfg.max_facts:
@@ -203,7 +204,8 @@ def recall(store: Store, scope: Scope, q: RecallQuery, now: datetime, cfg: Recal
         for e in found:
             for src, dst in ((e.subject_id, e.object_id), (e.object_id, e.subject_id)):
                 if src in front:
-                    c.fact(e, c.node_score[src], hop, why)
+                    # pinned counts where the query named the fact's node, not the user it resembles
+                    c.fact(e, c.node_score[src], hop, why, direct=hop == 0 and src in direct_seeds)
                     c.node(dst, c.node_score[src] * cfg.hop_decay, hop + 1, next_why)
 
     # --- what the query names: above the facts reached through a hub ------------

@@ -59,18 +59,19 @@ def render_text(nodes: list[RecalledNode], facts: list[RecalledFact]) -> str:
             if n.id in info:
                 line += f" (info: {', '.join(info[n.id])})"
             lines.append(line)
-    turns = [n for n in chain if n.metadata.get("kind") == TURN_KIND]
-    if turns:  # the conversation's own records, apart from the tasks
-        lines.append("Recent turns (newest first):")
-        lines.extend(f"- {n.created_at:%Y-%m-%d %H:%M} {_described(n) or n.name}" for n in turns)
-    episodes = [n for n in nodes if n.type == NodeType.EPISODE]
-    if episodes:
-        lines.append("Conversation excerpts:")
-        lines.extend(f"- {episode_line(n)}" for n in episodes)
-    # Episode links (said, in_session, mentions …) are provenance, already shown above.
+    # What was stated comes before the conversation it came from. Episode links (said,
+    # in_session, mentions …) are provenance, shown as the excerpts below.
     plain = [f for f in facts if f.type != "episode" and (f.kind not in (
         EdgeKind.HAS_PERSONA, EdgeKind.HAS_STATE, EdgeKind.NEXT_TASK, EdgeKind.CONTAINS_INFO) or not f.valid)]
     if plain:
         lines.append("Facts:")
         lines.extend(f"- {_line(f)}" for f in plain)
+    turns = [n for n in chain if n.metadata.get("kind") == TURN_KIND]
+    if turns:  # the conversation's own records, apart from the tasks (those the query reached)
+        lines.append("Turns (newest first):")
+        lines.extend(f"- {n.created_at:%Y-%m-%d %H:%M} {_described(n) or n.name}" for n in turns)
+    episodes = [n for n in nodes if n.type == NodeType.EPISODE]
+    if episodes:
+        lines.append("Conversation excerpts:")
+        lines.extend(f"- {episode_line(n)}" for n in episodes)
     return "\n".join(lines) if lines else "(no memories found)"

@@ -40,11 +40,17 @@ _ZH_RELATION_WORDS = {**{a: canon for canon, aliases in _SINGLE_VALUED.items() f
                       "宠物": "has_pet", "养了": "has_pet", "生日": "birthday", "出生": "birthday", "几岁": "age",
                       "多大": "age", "叫什么": "name", "住哪": "lives_in", "搬家": "lives_in"}
 _ZH_RELATION = re.compile("|".join(sorted(map(re.escape, _ZH_RELATION_WORDS), key=len, reverse=True)))
+# English words a question uses for a relation whose name does not hold them ("What's my job?": works_at)
+_EN_RELATION_WORDS = {"job": "works_at", "employer": "works_at", "company": "works_at", "pet": "has_pet",
+                      "pets": "has_pet", "born": "birthday", "allergies": "allergic_to", "allergy": "allergic_to"}
+_EN_RELATION = re.compile(r"\b(?:" + "|".join(_EN_RELATION_WORDS) + r")\b", re.IGNORECASE)
 
 
 def relations_named(text: str) -> list[str]:
-    """The relations a Chinese question names in its own words ("住在" → ``lives_in``)."""
-    return list(dict.fromkeys(_ZH_RELATION_WORDS[m.group(0)] for m in _ZH_RELATION.finditer(text)))
+    """The relations a question names in its own words ("住在" → ``lives_in``, "job" →
+    ``works_at``), for recall to search their names too."""
+    return list(dict.fromkeys([*(_ZH_RELATION_WORDS[m.group(0)] for m in _ZH_RELATION.finditer(text)),
+                               *(_EN_RELATION_WORDS[m.group(0).casefold()] for m in _EN_RELATION.finditer(text))]))
 
 
 _FAVORITE = re.compile(r"^(?:favou?rite|fav|最喜欢的)_?(.+)$")
