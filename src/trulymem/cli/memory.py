@@ -23,7 +23,7 @@ SHOWN = 100  # facts listed one per line; more are summed up
 @main.command()
 @click.argument("subject", required=False)
 @click.argument("relation", required=False)
-@click.argument("object_", metavar="OBJECT", required=False)
+@click.argument("object_", metavar="[OBJECT]", required=False)
 @click.option("--file", "file_", type=click.File("r", encoding="utf-8"),
               help="JSON lines (or a JSON list) of triplets, any number, committed in one transaction "
                    f"({BATCH:,} per tool call); '-' for stdin.")
@@ -38,7 +38,7 @@ SHOWN = 100  # facts listed one per line; more are summed up
 def commit(ctx: Ctx, subject: str | None, relation: str | None, object_: str | None, file_: Any,
            confidence: float | None, speculation: bool, type_: str | None, pinned: bool,
            subject_type: str | None, object_type: str | None, metadata: str | None) -> None:
-    """Store a fact: SUBJECT RELATION OBJECT (or many with --file)."""
+    """Store a fact: SUBJECT RELATION OBJECT, all three (or many with --file and none)."""
     if file_ is not None:
         if subject or relation or object_:
             raise InvalidInput("give either SUBJECT RELATION OBJECT or --file, not both", field="file")
