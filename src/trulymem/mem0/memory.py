@@ -24,6 +24,7 @@ from trulymem.embed import Embedder, get_embedder
 from trulymem.errors import InvalidInput, NotFound
 from trulymem.filters import with_run
 from trulymem.llm import LLM, get_llm
+from trulymem.mem0 import history as mem0_history
 from trulymem.mem0 import ops as mem0_ops
 from trulymem.mem0.config import read_config
 from trulymem.model import Scope, utcnow
@@ -182,7 +183,7 @@ class Memory:
         """mem0's ``history``: an id no memory ever had has no history, ``[]`` (as in mem0)."""
         try:
             with validation_as_invalid():
-                return mem0_ops.history(self._ctx(), memory_id, Scope.everyone())
+                return mem0_history.history(self._ctx(), memory_id, Scope.everyone())
         except NotFound:
             return []
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from trulymem.errors import InvalidInput
 from trulymem.limits import LIMITS
+from trulymem.mem0 import history as mem0_history
 from trulymem.mem0 import ops as mem0_ops
 from trulymem.model import Scope
 from trulymem.tools.base import Tool, ToolContext, ToolInput, register
@@ -131,7 +132,7 @@ def _delete_all(ctx: ToolContext, inp: DeleteAllInput) -> Result:
 
 
 def _history(ctx: ToolContext, inp: MemoryIdInput) -> Result:
-    return Result(results=mem0_ops.history(ctx, inp.memory_id, _owner(ctx, inp)))
+    return Result(results=mem0_history.history(ctx, inp.memory_id, _owner(ctx, inp)))
 
 
 def _dream(ctx: ToolContext, inp: DreamInput) -> Result:
