@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("bench", "Benchmarks (figures, not tests)."),
     "chat": ("chat", "Chat with an agent that remembers through the graph only (no message history)."),
-    "commit": ("memory", "Store a fact: SUBJECT RELATION OBJECT (or many with --file)."),
+    "commit": ("memory", "Store a fact: SUBJECT RELATION OBJECT, all three (or many with --file and none)."),
     "config": ("dream", "Inspect trulymem's configuration."),
     "demo": ("demo", "Replay the idiom-chain example (为所欲为 → 为虎作伥) through the real tools."),
     "dream": ("dream", "Consolidate memories: merge near-duplicates, resolve contradictions, prune stale ones."),
