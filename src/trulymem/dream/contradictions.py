@@ -200,17 +200,19 @@ def _home_moves(live: Sequence[MemoryItem], add: Any) -> None:
     moves = [(i, h) for i, m in enumerate(live) if (h := home(m.memory, moved=True)) is not None]
     if not moves:
         return
-    homes = [(j, h) for j, m in enumerate(live) if (h := home(m.memory, moved=False)) is not None]
+    # where each person lived, by whose and which block: a move is compared with its own person's only
+    homes: dict[tuple[str, str, frozenset[str]], list[tuple[int, str]]] = defaultdict(list)
+    for j, m in enumerate(live):
+        if (h := home(m.memory, moved=False)) is not None:
+            homes[(m.user_id, block_of(m), _person(h[0]))].append((j, h[1]))
     for i, (who, place) in moves:
         m = live[i]
-        for j, (was_who, was_place) in homes:
+        for j, was_place in homes.get((m.user_id, block_of(m), _person(who)), []):
             other = live[j]
-            if other.user_id != m.user_id or block_of(other) != block_of(m) or other.created_at > m.created_at \
-                    or cjk(other.memory) != cjk(m.memory) or mentions(other.memory, place) \
-                    or name_key(was_place) == name_key(place):
+            if other.created_at > m.created_at or cjk(other.memory) != cjk(m.memory) \
+                    or mentions(other.memory, place) or name_key(was_place) == name_key(place):
                 continue
-            if _person(who) == _person(was_who) and kin(m.memory) == kin(other.memory) \
-                    and named_people(m.memory) == named_people(other.memory):
+            if kin(m.memory) == kin(other.memory) and named_people(m.memory) == named_people(other.memory):
                 add(other, m, "")
 
 

@@ -101,9 +101,9 @@ def _id_list(payload: dict[str, Any], field: str) -> list[str]:
 
 
 def _choices(payload: dict[str, Any], field: str, what: str, pairs: list[tuple[str, str]],
-             answers: dict[str, str], wrong: str) -> dict[int, str | None]:
-    """``payload[field]``: pair ('<idA>:<idB>' or its number) -> an answer or skip."""
-    ordered = "a" in answers  # A and B name the plan's sides: a pair named the other way round is refused
+             answers: dict[str, str], wrong: str, *, ordered: bool) -> dict[int, str | None]:
+    """``payload[field]``: pair ('<idA>:<idB>' or its number) -> an answer or skip. ``ordered``:
+    the answers name the plan's sides (A, B), so a pair named the other way round is refused."""
     keys = _pair_keys(pairs, ordered)
     out: dict[int, str | None] = {}
     for k, v in _mapping(payload, field).items():
@@ -140,10 +140,10 @@ def decisions_from(payload: dict[str, Any], a: Analysis) -> Decisions:
     refused, naming it."""
     d = Decisions()
     conflicts = _choices(payload, "choices", "conflict", [(c.a.id, c.b.id) for c in a.conflicts],
-                         {"a": "A", "b": "B"}, "must be A, B or skip")
+                         {"a": "A", "b": "B"}, "must be A, B or skip", ordered=True)
     d.conflicts = conflicts  # type: ignore[assignment]  # values are "A" / "B" / None: Choice
     reviews = _choices(payload, "review", "pair to review", [(r.a.id, r.b.id) for r in a.reviews],
-                       {"merge": "merge", "keep": "keep"}, "must be merge, keep or skip")
+                       {"merge": "merge", "keep": "keep"}, "must be merge, keep or skip", ordered=False)
     d.reviews = reviews  # type: ignore[assignment]  # values are "merge" / "keep" / None: ReviewChoice
     merges: dict[str, int] = {}
     for i, g in enumerate(a.merges):

@@ -57,10 +57,9 @@ def words(text: str) -> list[str]:
     return out
 
 
-_CONTRACTIONS = {w: (w[:-2] if w.endswith("nt") and w not in ("cant", "wont") else {"cant": "can", "wont": "will",
-                                                                                      "cannot": "can"}[w], "not")
-                 for w in "dont doesnt didnt isnt arent wasnt werent wont cant cannot couldnt shouldnt wouldnt "
-                          "havent hasnt hadnt mustnt neednt".split()}
+_CONTRACTIONS = {"cant": ("can", "not"), "cannot": ("can", "not"), "wont": ("will", "not"),
+                 **{w + "nt": (w, "not") for w in "do does did is are was were could should would have has had "
+                                                  "must need".split()}}
 
 
 def negated(text: str) -> bool:

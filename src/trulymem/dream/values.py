@@ -232,8 +232,8 @@ def value_sequence(text: str) -> tuple[str, ...]:
     "-18°C" not "18°C", "$1500" not "€1500"; "50k" is "50,000". Dates, times, quantities and
     frequencies are one key each, however written."""
     found, rest = _specials(text, "")
-    found += [(m.start(), _signed(m)) for m in _PLAIN_NUMBER.finditer(rest)]
-    return tuple(key for _, key in sorted(found))
+    numbers = [(m.start(), _signed(m)) for m in _PLAIN_NUMBER.finditer(rest)]
+    return tuple(key for _, key in sorted([*found, *numbers]))
 
 
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
@@ -271,7 +271,8 @@ def _signed(m: re.Match[str]) -> str:
     return f"n:{sign}{money}{int(n) if n.is_integer() else n}{'%' if m.group(5) else ''}"
 
 
-def _specials(text: str, mark: str) -> tuple[list[tuple[int, str]], str]:
+@lru_cache(maxsize=131_072)
+def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     """``special_values``' keys, each with where its span starts, and the text blanked."""
     found: list[tuple[int, str]] = []
     out = text
@@ -309,7 +310,7 @@ def _specials(text: str, mark: str) -> tuple[list[tuple[int, str]], str]:
     take(_ZH_QUARTERS, lambda m: f"q:time:{900 if m.group(1) == '一' else 2700}")
     take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
-    return found, out
+    return tuple(found), out
 
 
 def _path(m: re.Match[str]) -> str | None:

@@ -186,8 +186,7 @@ def not_asserted(text: str, position: int) -> str | None:
     parts = [m.end() for m in _PART_END.finditer(text, 0, position)]
     end_m = _PART_END.search(text, position)
     part = text[parts[-1] if parts else 0: end_m.end() if end_m else len(text)].strip()
-    if part.endswith(("?", "？", "吗", "吗。")) or _QUESTION_START.search(part) or (
-            start == (parts[-1] if parts else 0) and _QUESTION_START.search(text[start:position])):
+    if part.endswith(("?", "？", "吗", "吗。")) or _QUESTION_START.search(part):
         return "a question"
     head = text[start:position]
     if _CONDITIONAL.search(head):

@@ -182,14 +182,10 @@ def list_tasks(ctx: ToolContext, limit: int, state: TaskState | None = None, *,
         tasks = [t for t in chain.tasks_in_state(ctx.store, ctx.scope, wanted, _KIND_SCAN if kind else limit)
                  if kind is None or chain.is_turn(t) == (kind == "turn")][:limit]
     elif kind:
-        tasks = _of_kind(ctx, limit, kind == "turn")
+        tasks = chain_entries(ctx.store, ctx.scope, limit, kind == "turn")
     else:
         tasks = ctx.store.nodes(NodeQuery(scope=ctx.scope, types=[NodeType.TASK], limit=limit))
     return task_infos(ctx, tasks)
-
-
-def _of_kind(ctx: ToolContext, limit: int, turns: bool) -> list[Node]:
-    return chain_entries(ctx.store, ctx.scope, limit, turns)
 
 
 def chain_entries(store: Store, scope: Scope, limit: int, turns: bool, before: datetime | None = None,
