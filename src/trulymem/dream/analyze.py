@@ -11,7 +11,7 @@ from datetime import datetime
 from weakref import WeakKeyDictionary
 
 from trulymem import budget
-from trulymem.dream.contradictions import contradiction, find_contradictions
+from trulymem.dream.contradictions import contradiction, find_contradictions, reworded_swaps
 from trulymem.dream.duplicates import duplicate_candidates, merge_groups, reviews
 from trulymem.dream.findings import (
     Analysis,
@@ -80,6 +80,11 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
                                                       model=llm is not None)
     for pair in same | unsure:
         sims[pair] = max(sims.get(pair, 0.0), 1.0 if pair in same else 0.9)
+    # one thing said around two values in other words: judged, and kept only as a conflict
+    reworded = {p: s for p, s in reworded_swaps(rest, df, cfg.max_postings).items() if _key(rest, p) not in distinct}
+    wide_only -= reworded.keys()  # the words around the values say it is one slot: as sure as a close pair
+    swaps = {p: s for p, s in reworded.items() if p not in sims}
+    sims.update(swaps)
     step("Analysing: judging pairs", 3, 4)
     frames = _frame_similarity(embedder)
     judged: dict[tuple[int, int], Judged] = {}
@@ -87,7 +92,11 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
         if n % _CHECK_EVERY == _CHECK_EVERY - 1:
             budget.check("the dream's analysis")
         judged[pair] = "duplicate" if pair in same else "ambiguous" if pair in unsure else \
-            judge(rest[pair[0]].memory, rest[pair[1]].memory, frames, None if pair in lexical else sims[pair])
+            judge(rest[pair[0]].memory, rest[pair[1]].memory, frames, None if pair in lexical or pair in swaps
+                  else sims[pair])
+    judged = {pair: v for pair, v in judged.items() if pair not in swaps or v == "contradiction"}
+    for pair in swaps.keys() - judged.keys():
+        del sims[pair]
     verdicts: dict[tuple[int, int], Judged | Gated]
     if llm is not None:
         verdicts, out.warnings = _ask_model(rest, judged, lexical, llm)
@@ -110,6 +119,11 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     step("Analysed", 4, 4)
     return out
+
+
+def _key(rest: Sequence[MemoryItem], pair: tuple[int, int]) -> tuple[str, str]:
+    a, b = rest[pair[0]].id, rest[pair[1]].id
+    return (a, b) if a < b else (b, a)
 
 
 def _hold_conflicts(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], Judged | Gated],

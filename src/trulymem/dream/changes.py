@@ -94,7 +94,8 @@ def mentions(text: str, value: str) -> bool:
 _PLACE_EN = r"(?P<place>(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*)*)"
 _HOME_MOVE_EN = re.compile(r"^(?P<who>.*?)\b(?:has\s+|have\s+|just\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+"
                            + _PLACE_EN, re.IGNORECASE)
-_LIVES_EN = re.compile(r"^(?P<who>.*?)\b(?:lives|live|living|is based|are based|resides|reside|settled)\s+in\s+"
+_LIVES_EN = re.compile(r"^(?P<who>.*?)\b(?:lives|live|living|(?:is|are)\s+(?:now\s+|currently\s+)?based|resides|reside|"
+                       r"settled)\s+in\s+"
                        + _PLACE_EN, re.IGNORECASE)
 _HOME_MOVE_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)(?:搬到|搬去|搬家到|迁居到?)了?(?P<place>[^，。；,;了的]{1,8})")
 _LIVES_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)(?:住在|定居在|居住在|生活在|家在)(?P<place>[^，。；,;了的]{1,8})")

@@ -6,14 +6,22 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from trulymem.dream.changes import home, mentions, moved_to, replaced_value, retires
+from trulymem.dream.changes import mentions, moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content
-from trulymem.dream.judge import cjk, different_predicates, numbers_spelled_apart, other_owner, other_subjects, values
-from trulymem.dream.polarity import denies
+from trulymem.dream.judge import (
+    cjk,
+    different_predicates,
+    numbers_spelled_apart,
+    other_owner,
+    other_subjects,
+    value_clash,
+    values,
+)
+from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
-from trulymem.dream.values import kin, named_people
+from trulymem.dream.singles import single_conflicts
 from trulymem.dream.vocab import (
     ANTONYMS,
     CJK,
@@ -135,8 +143,30 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
     #    with an older "Deploy to Heroku", whatever the wording
     _changes(live, add)
     _moves(live, add)
-    _home_moves(live, add)
+    single_conflicts(live, add)  # two homes of one person, two favourites of one kind
     return sorted(found.values(), key=lambda c: (c.a.created_at, c.a.id, c.b.id)), distinct
+
+
+def reworded_swaps(live: Sequence[MemoryItem], df: dict[str, int], max_postings: int | None = None,
+                   threshold: float = 0.6) -> dict[tuple[int, int], float]:
+    """Pairs that say one thing around two values in other words ("Every build runs in [Azure
+    DevOps]" / "Builds now run in [Bitbucket Pipelines]", "The user's wedding anniversary is
+    [May 20]" / "His wedding anniversary falls on [September 9]"): in one language, their
+    content words apart from the values alike (Jaccard >= ``threshold``, two shared at
+    least), and their values clash. Candidates for the judge, which decides."""
+    frames: list[set[str]] = []
+    for m in live:
+        vals = values(m.memory)
+        in_values = set(words(" ".join(vals)))
+        frames.append({t for t in content(m.memory) if t not in in_values and not t.isdigit()} if vals else set())
+    blocks = [f"{block_of(m)}\x00{cjk(m.memory)}" for m in live]
+    # a Chinese character says less than a word: Chinese frames must be closer
+    return {(x, y): s for x, y, s in similar_pairs(frames, threshold, blocks, df, max_postings=max_postings)
+            if len(frames[x] & frames[y]) >= 2 and (s >= threshold + _CJK_MARGIN or not cjk(live[x].memory))
+            and value_clash(live[x].memory, live[y].memory) is not None}
+
+
+_CJK_MARGIN = 0.05
 
 
 def _changes(live: Sequence[MemoryItem], add: Any) -> None:
@@ -194,33 +224,6 @@ def _moves(live: Sequence[MemoryItem], add: Any) -> None:
                 add(other, m, "")
 
 
-def _home_moves(live: Sequence[MemoryItem], add: Any) -> None:
-    """A move of home ("The user moved to Porto", 用户搬到了杭州) retires where the same person
-    lived before ("The user lives in Lisbon"): one language, the same person, another place."""
-    moves = [(i, h) for i, m in enumerate(live) if (h := home(m.memory, moved=True)) is not None]
-    if not moves:
-        return
-    # where each person lived, by whose and which block: a move is compared with its own person's only
-    homes: dict[tuple[str, str, frozenset[str]], list[tuple[int, str]]] = defaultdict(list)
-    for j, m in enumerate(live):
-        if (h := home(m.memory, moved=False)) is not None:
-            homes[(m.user_id, block_of(m), _person(h[0]))].append((j, h[1]))
-    for i, (who, place) in moves:
-        m = live[i]
-        for j, was_place in homes.get((m.user_id, block_of(m), _person(who)), []):
-            other = live[j]
-            if other.created_at > m.created_at or cjk(other.memory) != cjk(m.memory) \
-                    or mentions(other.memory, place) or name_key(was_place) == name_key(place):
-                continue
-            if kin(m.memory) == kin(other.memory) and named_people(m.memory) == named_people(other.memory):
-                add(other, m, "")
-
-
-def _person(who: str) -> frozenset[str]:
-    """Whom a statement is about, as words ("The user" and "用户" are the owner: empty)."""
-    return frozenset(words(who)) - OWNER_WORDS - GENERIC
-
-
 def _negates(negated_seq: Sequence[str], other: set[str]) -> bool:
     """The words a negation governs (up to three after it) are what the other memory says:
     "never drinks coffee" negates "drinks coffee every morning"; "Poetry, not pip" does not
@@ -262,6 +265,8 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
             else None
     if not left or not right or _synonyms(left, right) or set(left) <= set(right) or set(right) <= set(left):
         return None
+    if opposite(a.memory, b.memory) and max(_span_words(left), _span_words(right)) <= len(_content(shared)):
+        return "conflict", topic  # "doesn't mind early meetings" / "hates early meetings"
     if other_holder(a.memory, b.memory):
         return "conflict", topic  # "[Dev] owns the ledger service" / "[Hana] …": one owner at a time
     if other_subjects(a.memory, b.memory) or other_owner(a.memory, b.memory):

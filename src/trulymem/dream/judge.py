@@ -12,17 +12,17 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
+from trulymem.dream import singles
 from trulymem.dream.changes import retires
 from trulymem.dream.polarity import denies, negates_shared, opposite
 from trulymem.dream.roles import other_holder
-from trulymem.dream.similarity import ABBREVIATIONS, common_ends, negated, without_negation, words
+from trulymem.dream.similarity import ABBREVIATIONS, cjk, common_ends, negated, without_negation, words
 from trulymem.dream.values import special_values, value_sequence, without_numbers
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_PHRASES, OWNER_WORDS
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
 Judged = Literal["duplicate", "contradiction", "distinct", "ambiguous"]
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?:%|k|m|gb|mb|ms|s|h|d)?(?![\w])|\d+(?=[天月日年岁号点个次%])",
                      re.IGNORECASE)
@@ -151,14 +151,6 @@ def _same_ending(a: str, b: str) -> bool:
     return 0 < q < min(len(x), len(y)) and (q >= 2 or any(t in _PREDICATE for t in tail))
 
 
-@lru_cache(maxsize=131_072)
-def cjk(text: str) -> bool:
-    """Written in Chinese (or Japanese), Latin-letter names and all ("Python服务用pytest"), as
-    opposed to Latin-letter text: at least as many CJK characters as Latin words."""
-    han = len(_CJK_CHAR.findall(text))
-    return han > 0 and han >= len(_LATIN_WORD.findall(text))
-
-
 # How alike two memories' frames are with their values masked ("The orders service stores its
 # data in X" / "订单服务的数据存在X里"): a sentence encoder's cosine, the one way to tell across
 # languages that two values fill one slot.
@@ -176,7 +168,7 @@ def judge(a: str, b: str, frames: FrameSimilarity | None = None, similarity: flo
     one_language = cjk(a) == cjk(b)
     if one_language and numbers_spelled_apart(a, b):
         return "duplicate"  # "twelve cousins" / "12 cousins": whether to merge is the gate's to prove
-    verdict = _by_change(a, b, one_language) or _by_role(a, b) or _by_negation(a, b, one_language) or \
+    verdict = _by_change(a, b, one_language) or _by_role(a, b) or _by_single(a, b) or _by_negation(a, b, one_language) or \
         _by_values(a, b, one_language, frames) or _by_frame(a, b, one_language)
     return verdict or _by_language(a, b, one_language, similarity)
 
@@ -200,6 +192,11 @@ def _by_change(a: str, b: str, one_language: bool) -> Judged | None:
     """A change statement retires what the other says ("We ripped out webpack; …" / "The
     frontend is bundled with webpack")."""
     return "contradiction" if retires(a, b) or retires(b, a) else None
+
+
+def _by_single(a: str, b: str) -> Judged | None:
+    """One place of home, one favourite of a kind: "用户住在大连" / "用户目前定居在烟台"."""
+    return "contradiction" if singles.differ(a, b) else None
 
 
 def _by_role(a: str, b: str) -> Judged | None:
@@ -338,6 +335,9 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
     with another value, not one slot with two values. ``small``: at most that many differing
     words a side (two short swaps, not a paraphrase that shares a few words)."""
     mx, my, _, _ = _middles(a, b)
+    if special_values(a)[0] == special_values(b)[0]:  # one date, time or frequency both say ("[every nightly]" /
+        agreed = _in_values(a) | _in_values(b)       # "[nightly]") is no place where they differ
+        mx, my = (tuple(t for t in seq if t not in agreed) for seq in (mx, my))
     # synonyms are one word between ("The user's [dog] is called [Biscuit]" / "… [manager] is named [Karen]")
     if cjk(a) == cjk(b):  # in one language, and words only: a Chinese character alone is no synonym (用 ≠ use)
         mx, my = (tuple(t if _CJK_CHAR.match(t) else CANON.get(t, t) for t in seq) for seq in (mx, my))
@@ -405,6 +405,9 @@ def other_subjects(a: str, b: str) -> bool:
     vals = set(words(" ".join(_seen(a)[1] | _seen(b)[1]))) | _in_values(a) | _in_values(b)
     if all(t in vals or t.isdigit() for t in mid_x | mid_y):
         return False  # what differs is a value ("生日是[3]月3日" / "[5]月3日"), not whom it is about
+    quantities = _in_values(a) | _in_values(b)
+    if any(mid and all(t.isdigit() or t in quantities for t in mid) for mid in (mid_x, mid_y)):
+        return False  # one side differs only in a number ("目标是[300]毫秒" / "目标[收紧到了150]毫秒"): no subject
     return (q >= 2 or _verb_in_ending(a, b)) and bool(mid_x) and bool(mid_y) and not mid_x & mid_y and bool(frame)
 
 

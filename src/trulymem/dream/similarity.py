@@ -15,6 +15,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from trulymem.text.stem import stem
 from trulymem.text.stopwords import CHINESE, ENGLISH
@@ -22,6 +23,7 @@ from trulymem.text.stopwords import CHINESE, ENGLISH
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
 _ZH_FUNCTION = set("的了是在和与或吗呢吧啊我你他她它们这那个很也都就还又把被给对从向而且但却么")
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "won't", "cannot",
                        "can't", "avoid", "without", "stop", "stopped", "dislike", "dislikes", "hate", "hates",
@@ -138,3 +140,11 @@ def common_ends(x: Sequence[str], y: Sequence[str]) -> tuple[int, int]:
     while q < min(len(x), len(y)) - p and x[-1 - q] == y[-1 - q]:
         q += 1
     return p, q
+
+
+@lru_cache(maxsize=131_072)
+def cjk(text: str) -> bool:
+    """Written in Chinese (or Japanese), Latin-letter names and all ("Python服务用pytest"), as
+    opposed to Latin-letter text: at least as many CJK characters as Latin words."""
+    han = len(_CJK_CHAR.findall(text))
+    return han > 0 and han >= len(_LATIN_WORD.findall(text))

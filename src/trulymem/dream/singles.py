@@ -1,0 +1,92 @@
+"""Statements of a value a person has one of at a time, however worded: where someone
+lives ("The user lives in Lisbon", "Maya 现在住在布拉加", a move of home) and their
+favourite of a kind ("The user's favourite dish is …", 用户最爱吃的菜是锅包肉). Two such
+statements about one person, in one language, naming two places or two favourites,
+cannot both be current."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+from trulymem.dream.changes import home, mentions
+from trulymem.dream.findings import block_of
+from trulymem.dream.similarity import cjk, words
+from trulymem.dream.values import kin, named_people
+from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS
+from trulymem.memories import MemoryItem
+from trulymem.text import name_key
+
+_FAVOURITE_EN = re.compile(r"^(?P<who>.*?)\b(?:all-time\s+)?favou?rite\s+(?P<kind>[a-z][\w -]{0,30}?)\s+"
+                           r"(?:is|was|has become|became|is now|now is|these days is)\s+(?:now\s+)?"
+                           r"(?P<value>[^,;.!?]+)", re.IGNORECASE)
+_FAVOURITE_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)最(?:喜欢|爱|喜爱)(?:吃|喝|看|听|玩|用|读|去)?的"
+                           r"(?P<kind>[^，。；,;是]{1,8}?)(?:就)?是(?P<value>[^，。；,;！？!?]{1,20})")
+# Not the present: "used to live in", 以前住在, "grew up in" are where someone was.
+_PAST = re.compile(r"\bused to\b|\bformerly\b|\bonce lived\b|\bgrew up\b|\bas a (?:child|kid)\b|"
+                   r"以前|之前|曾经|曾|小时候|原来|从前|过去")
+# Whom it is about, apart from the user ("his", "他" in a note about the user are the user)
+_PRONOUNS = frozenset(words("he she his her they their him 他 她 他们"))
+_NOW_ZH = re.compile(r"现在|目前|如今|最近|已经|这几年|今年")
+# A team, a project or a system moves too ("The team moved to Slack", 团队搬到了钉钉上): not a home.
+_NOT_PERSON = re.compile(r"\b(?:we|our|us|team|teams|project|company|service|services|app|apps|api|server|servers|"
+                         r"cluster|database|repo|repository|build|builds|pipeline|ci|data|docs|code)\b|"
+                         r"团队|项目|我们|公司|服务|系统|应用|仓库|代码|数据|接口|流水线|文档", re.IGNORECASE)
+
+Single = tuple[str, frozenset[str], str]  # (attribute, person, value)
+
+
+@lru_cache(maxsize=131_072)
+def single(text: str) -> Single | None:
+    """``(attribute, person, value)`` of a statement of a one-at-a-time value, or ``None``:
+    ``("home", …)`` for where someone lives or moved to, ``("favourite:<kind>", …)``."""
+    if _PAST.search(text):
+        return None
+    found = home(text, moved=True) or home(text, moved=False)
+    if found is not None:
+        return None if _NOT_PERSON.search(found[0]) else ("home", _person(found[0]), found[1])
+    m = _FAVOURITE_EN.search(text) or _FAVOURITE_ZH.search(text)
+    if m is None:
+        return None
+    kind = [CANON.get(t, t) for t in words(m.group("kind")) if t not in GENERIC]
+    value = m.group("value").strip(" '\"“”「」《》")
+    if not kind or not words(value):
+        return None
+    return "favourite:" + " ".join(kind), _person(m.group("who")), value
+
+
+def _person(who: str) -> frozenset[str]:
+    """Whom a statement is about, as words ("The user", "用户", "his" are the owner: empty)."""
+    return frozenset(words(_NOW_ZH.sub("", who))) - OWNER_WORDS - GENERIC - _PRONOUNS - {"favourit"}
+
+
+def differ(a: str, b: str) -> bool:
+    """Both state one person's one-at-a-time value (where they live, their favourite of
+    one kind), in one language, and name two values neither of which the other mentions."""
+    sa, sb = single(a), single(b)
+    if sa is None or sb is None or sa[:2] != sb[:2] or cjk(a) != cjk(b):
+        return False
+    if name_key(sa[2]) == name_key(sb[2]) or mentions(a, sb[2]) or mentions(b, sa[2]):
+        return False
+    return kin(a) == kin(b) and named_people(a) == named_people(b)
+
+
+def single_conflicts(live: Sequence[MemoryItem], add: Callable[[MemoryItem, MemoryItem, str], None]) -> None:
+    """Every two statements of one person's one-at-a-time value that name two values
+    (``differ``), whatever else their wording shares: compared only within their own
+    user, block, attribute and person."""
+    groups: dict[tuple[str, str, str, frozenset[str]], list[int]] = defaultdict(list)
+    for i, m in enumerate(live):
+        s = single(m.memory)
+        if s is not None:
+            groups[(m.user_id, block_of(m), s[0], s[1])].append(i)
+    for idx in groups.values():
+        if len(idx) > 50:
+            continue  # dozens of values of one attribute: a list (places visited), not one value
+        for x in range(len(idx)):
+            for y in range(x + 1, len(idx)):
+                a, b = live[idx[x]], live[idx[y]]
+                if differ(a.memory, b.memory):
+                    add(a, b, "")
