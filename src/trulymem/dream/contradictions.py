@@ -10,7 +10,6 @@ from trulymem.dream.changes import mentions, moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content
 from trulymem.dream.judge import (
-    cjk,
     different_predicates,
     numbers_spelled_apart,
     other_owner,
@@ -20,7 +19,7 @@ from trulymem.dream.judge import (
 )
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.roles import other_holder
-from trulymem.dream.similarity import common_ends, jaccard, negated, similar_pairs, without_negation, words
+from trulymem.dream.similarity import cjk, common_ends, jaccard, negated, similar_pairs, without_negation, words
 from trulymem.dream.singles import single_conflicts
 from trulymem.dream.vocab import (
     ANTONYMS,

@@ -12,9 +12,9 @@ from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream.changes import retires
-from trulymem.dream.judge import NUMERIC, Judged, _two_places, cjk, same_numbers, values
+from trulymem.dream.judge import NUMERIC, Judged, _two_places, same_numbers, values
 from trulymem.dream.polarity import denies, opposite
-from trulymem.dream.similarity import negated, without_negation, words
+from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.values import _EN_NUMBER, kin_differs, people_differ, special_values, value_sequence, without_numbers
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS
 
