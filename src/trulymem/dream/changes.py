@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from trulymem.dream.similarity import words
+from trulymem.dream.similarity import mentions
+from trulymem.dream.singles import single
 
 # "we moved from Heroku to Lambda", "switched from npm to pnpm", "replaced Jenkins with GitHub Actions",
 # "no longer use X", 从X迁移到Y, 由X换成Y, 不再使用X: the old value is no longer current.
@@ -18,7 +19,8 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|has been|got)\s+replaced\s+by\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
     r"\b(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:was|were|has been|got)\s+(?:swapped|switched|traded)\s+"
     r"(?:out\s+)?for\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
-    r"\bswapped\s+(?:out\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+for\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
+    r"\b(?:swapped|traded|exchanged)\s+(?:out\s+)?(?:his\s+|her\s+|their\s+|my\s+|our\s+|the\s+)?"
+    r"(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+for\s+(?P<new>(?:[^,.;]|\.(?=\w))+)",
     r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
     r"\binstead of\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
     r"\b(?:left|quit)\s+(?P<old>(?-i:[A-Z])[\w.&+-]*(?:\s+(?-i:[A-Z])[\w.&+-]*)*)",
@@ -38,7 +40,7 @@ _CHANGE_ZH = [re.compile(p) for p in (
 
 
 # a cheap look for the words every change pattern needs, before the patterns themselves
-_CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|changed|went|upgraded|transitioned|replaced|"
+_CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|changed|went|upgraded|transitioned|replaced|"
                           r"no longer|instead of|left|quit|gave up|given up|any ?more|"
                           r"ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
                           r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
@@ -63,7 +65,10 @@ def retires(change: str, other: str) -> bool:
     moved is not required to be named in ``other`` too: a change often names it in other
     words ("the frontend" / "our website")."""
     old = replaced_value(change)
-    return old is not None and replaced_value(other) is None and mentions(other, old)
+    if old is None or replaced_value(other) is not None or not mentions(other, old):
+        return False
+    moved = single(change)  # "moved from Qingdao to Hefei" retires where he lived, not the club he supports
+    return moved is None or moved[0] != "home" or single(other) is not None
 
 
 # "moved to BigQuery", "switched to Helix", 改用 OneSignal, 迁到 GitLab: only the new value is named
@@ -81,30 +86,3 @@ def moved_to(text: str) -> str | None:
         return None
     m = _MOVED_EN.search(text) or _MOVED_ZH.search(text)
     return m.group("new").strip(" '\"“”") if m else None
-
-
-def mentions(text: str, value: str) -> bool:
-    """``text`` names ``value`` (its significant words, in order-free match)."""
-    want = set(words(value))
-    return bool(want) and want <= set(words(text))
-
-
-# Where someone lives, and a move of home ("The user moved to Porto", 用户搬到了杭州): a person
-# moves without an object, a thing is moved ("moved the API to …") — only the first is a home.
-_PLACE_EN = r"(?P<place>(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*)*)"
-_HOME_MOVE_EN = re.compile(r"^(?P<who>.*?)\b(?:has\s+|have\s+|just\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+"
-                           + _PLACE_EN, re.IGNORECASE)
-_LIVES_EN = re.compile(r"^(?P<who>.*?)\b(?:lives|live|living|(?:is|are)\s+(?:now\s+|currently\s+)?based|resides|reside|"
-                       r"settled)\s+in\s+"
-                       + _PLACE_EN, re.IGNORECASE)
-_HOME_MOVE_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)(?:搬到|搬去|搬家到|迁居到?)了?(?P<place>[^，。；,;了的]{1,8})")
-_LIVES_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)(?:住在|定居在|居住在|生活在|家在)(?P<place>[^，。；,;了的]{1,8})")
-
-
-def home(text: str, *, moved: bool) -> tuple[str, str] | None:
-    """``(who, place)`` of a move of home (``moved``) or of where someone lives, or ``None``."""
-    for pattern in (_HOME_MOVE_EN, _HOME_MOVE_ZH) if moved else (_LIVES_EN, _LIVES_ZH):
-        m = pattern.search(text)
-        if m:
-            return m.group("who"), m.group("place").strip()
-    return None

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from trulymem.dream.changes import mentions, moved_to, replaced_value, retires
+from trulymem.dream.changes import moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content
 from trulymem.dream.judge import (
@@ -17,9 +17,9 @@ from trulymem.dream.judge import (
     value_clash,
     values,
 )
-from trulymem.dream.polarity import denies, opposite
+from trulymem.dream.polarity import conditional, denies, opposite
 from trulymem.dream.roles import other_holder
-from trulymem.dream.similarity import cjk, common_ends, jaccard, negated, similar_pairs, without_negation, words
+from trulymem.dream.similarity import cjk, common_ends, jaccard, mentions, negated, similar_pairs, without_negation, words
 from trulymem.dream.singles import single_conflicts
 from trulymem.dream.vocab import (
     ANTONYMS,
@@ -136,7 +136,8 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
         for x, y, _ in similar_pairs(plain, 0.5, blocks, df, probes=negs, max_postings=max_postings,
                                      targets={i for i, n in enumerate(neg) if not n}):
             n, o = (x, y) if neg[x] else (y, x)
-            if (x, y) not in seen and _content(list(plain[n])) and _negates(seqs[n], plain[o]):
+            if (x, y) not in seen and _content(list(plain[n])) and _negates(seqs[n], plain[o]) \
+                    and not conditional(live[n].memory):
                 add(live[x], live[y], _topic([t for t in seqs[o] if t in plain[n]]))
     # 5. a change statement retires its old value: "we moved from Heroku to Lambda" disagrees
     #    with an older "Deploy to Heroku", whatever the wording
@@ -275,11 +276,19 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
     if different_predicates(left, right):
         return "distinct", topic  # "Mei lives in Denver" / "Mei is a pilot": two facts about one person
     free = relation_key(a.relation) == MEMORY_RELATION
-    if free and not _multi(shared, a.memory, b.memory):
+    if free and (not _multi(shared, a.memory, b.memory) or _measures(a.memory, b.memory)):
         return "conflict", topic
     if not free and relation_key(a.relation) == relation_key(b.relation) and _single_valued(a.relation):
         return "conflict", topic
     return "distinct", topic
+
+
+def _measures(a: str, b: str) -> bool:
+    """What differs is an amount or a share ("needs at least [70%] line coverage" / "[85%]",
+    "needs [2 GB]" / "[4 GB]"): one value even after a verb that takes many objects (not a
+    day or a time: "likes hiking on Saturdays" / "… Sundays" both hold)."""
+    clash = value_clash(a, b)
+    return clash is not None and all(v.startswith("q:") or v.endswith("%") for side in clash for v in side)
 
 
 def _pairs(items: Sequence[Any]) -> Iterator[tuple[Any, Any]]:

@@ -33,7 +33,10 @@ _MONTHS = ("january february march april may june july august september october 
 # capitalised only: "may" and "march" are words too ("Interns may use the staging cluster")
 _MONTH = re.compile(r"\b(?:" + "|".join(m.capitalize() for m in _MONTHS) + r")\b")
 # Names written in Latin letters: capitalised words after the first, ALL-CAPS, identifiers with digits or dots.
-_NAME = re.compile(r"(?<=[\w,;:'’)] )[A-Z][\w.+#-]*|\b[A-Z]{2,}[\w.+-]*|\b[A-Za-z]+\d[\w.]*|\b\w+\.\w+\b")
+# A word with a capital inside ("MariaDB", "CockroachDB") is a name even where a sentence starts.
+_NAME = re.compile(r"(?<=[\w,;:'’)] )[A-Z][\w.+#-]*|\b[A-Z]{2,}[\w.+-]*|\b[A-Za-z]+\d[\w.]*|"
+                   r"(?<![A-Za-z0-9_.])[A-Za-z0-9_]+\.[A-Za-z0-9_]+(?![A-Za-z0-9_])|"
+                   r"\b[A-Z][a-z]+[A-Z][\w.+#-]*")
 # Values written as words: number words, languages, weekdays (English and Chinese), one canonical key each.
 _VALUE_WORDS = {w: k for k, ws in {
     "n1": "one 一个", "n2": "two 两个 二", "n3": "three 三个", "n4": "four 四个", "n5": "five 五个", "n6": "six 六个",
@@ -239,7 +242,7 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
     # "has two bedrooms" / "has three bedrooms": a count is one value even where the verb takes many
     many = many_valued(a, b) and not counts
     # a date, time, quantity or frequency that differs is a value, whatever wording follows it
-    keyed = all(":" in v for side in clash for v in side)
+    keyed = all(":" in v or v.endswith("%") for side in clash for v in side)
     ending = not keyed and _same_ending(a, b)
     return "distinct" if many or ending or _two_places(a, b) or other_subjects(a, b) else "contradiction"
 

@@ -15,12 +15,24 @@ _ZH_MODALS = frozenset("要会能想应该可必须得再太")
 _CLAUSE = re.compile(r"[,;:.!?](?=\s|$)|[，。；：！？、]|\s[-–—]\s")  # not the dot in ".env", "v1.2"
 
 
+# a negation with a condition in its clause ("never … without", "don't … unless", 没有…不能) is a rule
+_CONDITION = re.compile(r"\b(?:never|not|no|don't|do not|doesn't|does not|cannot|can't|nothing|nobody)\b"
+                        r".*\b(?:without|unless|until|except)\b|除非|没有.{1,12}(?:不能|不得|不许)", re.IGNORECASE)
+
+
+def conditional(text: str) -> bool:
+    """A negation with a condition: a rule of what must come first, no denial."""
+    return bool(_CONDITION.search(text))
+
+
 @lru_cache(maxsize=131_072)
 def _negation_scopes(text: str) -> tuple[tuple[str, ...], ...]:
     """The words each negation governs: up to three content words after it, in its own
     clause ("We don't use Sentry; errors go to Rollbar": only Sentry)."""
     out = []
     for clause in _CLAUSE.split(text):
+        if _CONDITION.search(clause):
+            continue  # "Never delete data without a backup" requires a backup: it denies no deletion
         seq = words(clause)
         for k, t in enumerate(seq):
             if without_negation([t]):
@@ -52,7 +64,7 @@ def denies(a: str, b: str) -> bool:
     set_aside = {w for m in _CONTRAST.finditer(other) for w in words(m.group(1))}
     if any(scope and all(w in said for w in scope) and not all(w in set_aside for w in scope) for scope in scopes):
         return True
-    return not scopes  # negated by a form the word list misses: assume so
+    return not scopes and not _CONDITION.search(neg)  # negated by a form the word list misses: assume so
 
 
 def negates_shared(a: str, b: str) -> bool:

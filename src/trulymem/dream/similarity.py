@@ -64,8 +64,14 @@ _CONTRACTIONS = {"cant": ("can", "not"), "cannot": ("can", "not"), "wont": ("wil
                                                   "must need".split()}}
 
 
+# Chinese words with a negation character that negate nothing: 少不了 (can't do without), 不得不
+# (has to), 不错 (good), 不同 (different), 不断 (keeps on), 差不多 (about) …
+_ZH_NOT_NEGATION = re.compile(r"少不了|离不开|不得不|不可或缺|必不可少|忍不住|不错|不少|差不多|不断|不停|不仅|不管|不同|不久|"
+                              r"无论|没错|毫无疑问")
+
+
 def negated(text: str) -> bool:
-    low = text.casefold().replace("'", "").replace("’", "")
+    low = _ZH_NOT_NEGATION.sub("", text.casefold().replace("'", "").replace("’", ""))
     return any(stem(w) in _EN_NEG_WORDS or w in _EN_NEG_WORDS for w in _WORD.findall(low)) or bool(_ZH_NEG.search(low))
 
 
@@ -148,3 +154,9 @@ def cjk(text: str) -> bool:
     opposed to Latin-letter text: at least as many CJK characters as Latin words."""
     han = len(_CJK_CHAR.findall(text))
     return han > 0 and han >= len(_LATIN_WORD.findall(text))
+
+
+def mentions(text: str, value: str) -> bool:
+    """``text`` names ``value`` (its significant words, in order-free match)."""
+    want = set(words(value))
+    return bool(want) and want <= set(words(text))

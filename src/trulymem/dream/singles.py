@@ -11,13 +11,35 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from trulymem.dream.changes import home, mentions
 from trulymem.dream.findings import block_of
-from trulymem.dream.similarity import cjk, words
+from trulymem.dream.similarity import cjk, mentions, words
 from trulymem.dream.values import kin, named_people
 from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS
 from trulymem.memories import MemoryItem
 from trulymem.text import name_key
+
+# Where someone lives, and a move of home ("The user moved to Porto", 用户搬到了杭州): a person
+# moves without an object, a thing is moved ("moved the API to …") — only the first is a home.
+_PLACE_EN = r"(?P<place>(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*)*)"
+_HOME_MOVE_EN = re.compile(r"^(?P<who>.*?)\b(?:has\s+|have\s+|just\s+)?(?:moved|relocated)\s+(?:back\s+)?"
+                           r"(?:from\s+(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*)*\s+)?to\s+" + _PLACE_EN, re.IGNORECASE)
+# what a subject did before its move ("He [packed up and] moved …") is no part of who it is
+_BEFORE_MOVE = re.compile(r"\s+\w+(?:\s+(?:up|out|off))?\s+and\s*$", re.IGNORECASE)
+_LIVES_EN = re.compile(r"^(?P<who>.*?)\b(?:lives|live|living|(?:is|are)\s+(?:now\s+|currently\s+)?based|resides|reside|"
+                       r"settled)\s+in\s+"
+                       + _PLACE_EN, re.IGNORECASE)
+_HOME_MOVE_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)(?:搬到|搬去|搬家到|迁居到?)了?(?P<place>[^，。；,;了的]{1,8})")
+_LIVES_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)(?:住在|定居在|居住在|生活在|家在)(?P<place>[^，。；,;了的]{1,8})")
+
+
+def home(text: str, *, moved: bool) -> tuple[str, str] | None:
+    """``(who, place)`` of a move of home (``moved``) or of where someone lives, or ``None``."""
+    for pattern in (_HOME_MOVE_EN, _HOME_MOVE_ZH) if moved else (_LIVES_EN, _LIVES_ZH):
+        m = pattern.search(text)
+        if m:
+            return _BEFORE_MOVE.sub(" ", m.group("who")), m.group("place").strip()
+    return None
+
 
 _FAVOURITE_EN = re.compile(r"^(?P<who>.*?)\b(?:all-time\s+)?favou?rite\s+(?P<kind>[a-z][\w -]{0,30}?)\s+"
                            r"(?:is|was|has become|became|is now|now is|these days is)\s+(?:now\s+)?"
@@ -44,6 +66,7 @@ def single(text: str) -> Single | None:
     ``("home", …)`` for where someone lives or moved to, ``("favourite:<kind>", …)``."""
     if _PAST.search(text):
         return None
+    text = text.replace("_", " ")  # a triplet's relation: "user lives_in Qingdao"
     found = home(text, moved=True) or home(text, moved=False)
     if found is not None:
         return None if _NOT_PERSON.search(found[0]) else ("home", _person(found[0]), found[1])
