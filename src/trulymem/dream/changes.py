@@ -24,6 +24,9 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"\bno longer\s+(?:use[sd]?|run[s]?|deploy(?:s|ed)?\s+to|on|in|with)\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
     r"\binstead of\s+(?P<old>(?:[^,.;]|\.(?=\w))+)",
     r"\b(?:left|quit)\s+(?P<old>(?-i:[A-Z])[\w.&+-]*(?:\s+(?-i:[A-Z])[\w.&+-]*)*)",
+    r"\b(?:ripped|tore|swapped)\s+(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+out\b",
+    r"\b(?:sold|gave away)\s+(?:the\s+|his\s+|her\s+|their\s+|my\s+|our\s+)(?P<old>(?:[^,.;]|\.(?=\w))+?)"
+    r"(?=[,.;]|\s+(?:and|to|for|last|this|in)\b|$)",
     r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|gave up|given up)\s+"
     r"(?:the\s+|on\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)(?:\s+(?:completely|entirely|altogether|for good))?"
     r"(?=[,.;]|\s+(?:and|in favou?r of|for)\b|$)",
@@ -42,7 +45,7 @@ _CHANGE_ZH = [re.compile(p) for p in (
 # a cheap look for the words every change pattern needs, before the patterns themselves
 _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|changed|went|upgraded|transitioned|replaced|"
                           r"no longer|instead of|left|quit|gave up|given up|any ?more|"
-                          r"ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
+                          r"ripped|tore|sold|gave away|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
                           r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
                           re.IGNORECASE)
 
@@ -72,7 +75,7 @@ def retires(change: str, other: str) -> bool:
 
 
 # "moved to BigQuery", "switched to Helix", 改用 OneSignal, 迁到 GitLab: only the new value is named
-_MOVED_EN = re.compile(r"\b(?:moved|migrated|switched|transitioned|changed|went over)\s+(?:[\w'’-]+\s+){0,3}?"
+_MOVED_EN = re.compile(r"\b(?:moved|migrated|switched|transitioned|changed|went over)\s+(?:[\w'’-]+\s+){0,5}?"
                        r"(?:over\s+)?(?:to|onto)\s+"
                        r"(?P<new>(?:[^,.;]|\.(?=\w))+)", re.IGNORECASE)
 _MOVED_ZH = re.compile(r"(?:改用|换成|换到|迁到|迁移到|搬到|切换到|改为|转到)了?(?P<new>[^，。；,;了]{1,20})")

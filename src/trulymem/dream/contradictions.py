@@ -20,7 +20,7 @@ from trulymem.dream.judge import (
 from trulymem.dream.polarity import conditional, denies, opposite
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import cjk, common_ends, jaccard, mentions, negated, similar_pairs, without_negation, words
-from trulymem.dream.singles import single_conflicts
+from trulymem.dream.singles import other_attribute, single_conflicts
 from trulymem.dream.vocab import (
     ANTONYMS,
     CJK,
@@ -85,8 +85,10 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
             continue
         newest = max(idx, key=lambda k: (live[k].updated_at, live[k].id))
         for k in idx:
-            if k != newest and name_key(live[k].object) != name_key(live[newest].object) \
-                    and jaccard(sets[k], sets[newest]) < 0.99:
+            older, new = live[k].object, live[newest].object
+            # "FieldLens" / "FieldLens Sp. z o.o.": one names the other in full, one value
+            if k != newest and name_key(older) != name_key(new) and jaccard(sets[k], sets[newest]) < 0.99 \
+                    and not mentions(older, new) and not mentions(new, older):
                 add(live[k], live[newest], f"{live[k].subject} {live[k].relation}")
     # 2. opposite relations about one object: "likes coffee" vs "dislikes coffee"
     for idx in by_object.values():
@@ -220,8 +222,15 @@ def _moves(live: Sequence[MemoryItem], add: Any) -> None:
                     or mentions(other.memory, new):
                 continue
             named = {v for v in values(other.memory) if not v[:1].isdigit() and ":" not in v}
-            if named and not any(v in m.memory.casefold() for v in named):
+            if named and not any(v in m.memory.casefold() for v in named) or _moved_time(new, other.memory):
                 add(other, m, "")
+
+
+def _moved_time(new: str, other: str) -> bool:
+    """A move to a time, date or day ("moved the nightly reprocess to 04:00 UTC") and another of
+    that kind in the older statement ("runs at 02:00 UTC")."""
+    kinds = {v.split(":")[0] for v in values(new) if ":" in v}
+    return bool(kinds) and any(v.split(":")[0] in kinds and v not in values(new) for v in values(other) if ":" in v)
 
 
 def _negates(negated_seq: Sequence[str], other: set[str]) -> bool:
@@ -265,6 +274,8 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
             else None
     if not left or not right or _synonyms(left, right) or set(left) <= set(right) or set(right) <= set(left):
         return None
+    if other_attribute(a.memory, b.memory):
+        return "distinct", topic  # "favourite [band] is [Myslovitz]" / "favourite [colour] is [teal]"
     if opposite(a.memory, b.memory) and max(_span_words(left), _span_words(right)) <= len(_content(shared)):
         return "conflict", topic  # "doesn't mind early meetings" / "hates early meetings"
     if other_holder(a.memory, b.memory):

@@ -131,7 +131,8 @@ def _also_said(value: str, other: str) -> bool:
     other spells out ("FCM" / "Firebase Cloud Messaging")."""
     if not _WORDLIKE.fullmatch(value):
         return False
-    if re.search(rf"(?<![\w.+#-]){re.escape(value)}(?![\w+#-]|\.\w)", other.casefold()):
+    stem = value[:-1] if value.endswith("s") and len(value) > 3 else value  # "GeoTIFFs" is "GeoTIFF"
+    if re.search(rf"(?<![\w.+#-]){re.escape(stem)}s?(?![\w+#-]|\.\w)", other.casefold()):
         return True
     initials = "".join(m.group(0)[0] for m in _CAPITALISED.finditer(other)).casefold()
     return 2 <= len(value) <= 5 and value.isalpha() and value in initials
@@ -199,7 +200,7 @@ def _by_change(a: str, b: str, one_language: bool) -> Judged | None:
 
 def _by_single(a: str, b: str) -> Judged | None:
     """One place of home, one favourite of a kind: "用户住在大连" / "用户目前定居在烟台"."""
-    return "contradiction" if singles.differ(a, b) else None
+    return "contradiction" if singles.differ(a, b) else "distinct" if singles.other_attribute(a, b) else None
 
 
 def _by_role(a: str, b: str) -> Judged | None:
@@ -223,6 +224,9 @@ def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
 def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | None) -> Judged | None:
     clash = value_clash(a, b)
     if clash is None:
+        ka, kb = special_values(a)[0], special_values(b)[0]
+        if ka and kb and (ka <= kb or kb <= ka):
+            return None  # the same days, dates or times written otherwise ("Mon/Wed" / "Mondays and Wednesdays")
         if not one_language or not (_one_slot(a, b) or (not cjk(a) and (_end_swap(a, b) or _diverge(a, b)))):
             return None
         # one slot, two values written as plain words ("prefers dark mode" / "light mode",
@@ -236,7 +240,7 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         return "contradiction"
     if frames is not None and frames(masked(a), masked(b)) < FRAME_MATCH_WORDS:
         return "distinct"  # values in two different statements ("hand-off every Wednesday" / "Dependabot PRs")
-    if other_owner(a, b):
+    if other_owner(a, b) or _other_slots(clash) or _start_and_end(a, b):
         return "distinct"  # "The user's birthday …" / "The user's mother's birthday …"
     counts = all(v[:1].isdigit() or v.startswith("n") and v[1:].isdigit() for side in clash for v in side)
     # "has two bedrooms" / "has three bedrooms": a count is one value even where the verb takes many
@@ -245,6 +249,31 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
     keyed = all(":" in v or v.endswith("%") for side in clash for v in side)
     ending = not keyed and _same_ending(a, b)
     return "distinct" if many or ending or _two_places(a, b) or other_subjects(a, b) else "contradiction"
+
+
+def _kinds(values_: set[str]) -> set[str]:
+    return {"measure" if ":" in v or v.endswith("%") or NUMERIC.fullmatch(v) else "name" for v in values_}
+
+
+def _other_slots(clash: tuple[set[str], set[str]]) -> bool:
+    """What differs is not one slot: a name on one side, a date or amount on the other ("[Piotr]"
+    / "1:1 … on [Wednesdays]"), or a name and a date on both ("[v1.0] was released on [9 Jan]" /
+    "[v2.0] shipped on [20 May]": two releases)."""
+    ka, kb = _kinds(clash[0]), _kinds(clash[1])
+    return not ka & kb or len(ka) == len(kb) == 2
+
+
+_START = re.compile(r"\b(?:begins?|began|begun|starts?|started|kicked off|kicks off|launch(?:ed|es)?|opened)\b|开始|启动|"
+                    r"上线|开工", re.IGNORECASE)
+_END = re.compile(r"\b(?:complete[ds]?|finish(?:ed|es)?|ends?|ended|wrapped up|closed|was done)\b|完成|结束|收尾|完工",
+                  re.IGNORECASE)
+
+
+def _start_and_end(a: str, b: str) -> bool:
+    """The start of something and its end are two dates ("The migration began on 3 February" /
+    "… was completed on 20 March"), not one date said twice."""
+    sa, ea, sb, eb = (bool(p.search(t)) for t in (a, b) for p in (_START, _END))
+    return (sa and not ea and eb and not sb) or (ea and not sa and sb and not eb)
 
 
 def other_owner(a: str, b: str) -> bool:

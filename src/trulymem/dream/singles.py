@@ -96,6 +96,12 @@ def differ(a: str, b: str) -> bool:
     return kin(a) == kin(b) and named_people(a) == named_people(b)
 
 
+def other_attribute(a: str, b: str) -> bool:
+    """Both state a one-at-a-time value, of two attributes ("favourite band" / "favourite colour")."""
+    sa, sb = single(a), single(b)  # across languages the kinds are not comparable words
+    return sa is not None and sb is not None and sa[0] != sb[0] and cjk(a) == cjk(b)
+
+
 def single_conflicts(live: Sequence[MemoryItem], add: Callable[[MemoryItem, MemoryItem, str], None]) -> None:
     """Every two statements of one person's one-at-a-time value that name two values
     (``differ``), whatever else their wording shares: compared only within their own

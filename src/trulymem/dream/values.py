@@ -59,6 +59,9 @@ _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _EN_MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
 _EN_DM = re.compile(rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?\s+({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
 _ZH_MD = re.compile(rf"(?:([0-9]{{4}})年)?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})月([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})[日号]")
+# 14/03 or 03/14: read only where one side cannot be a month (an ambiguous 03/04 is left as numbers)
+_SLASH_DATE = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])")
+_ZH_YM = re.compile(r"([0-9]{4})\s*年\s*([0-9]{1,2})\s*月(?!\s*[0-9一二三四五六七八九十]+\s*[日号])")
 _EN_MONTH = re.compile(rf"\b(?:in|during|since|until|by)\s+({_MONTH_RE})\b", re.IGNORECASE)
 
 # --- times ------------------------------------------------------------------------------
@@ -131,6 +134,9 @@ _PATHLIKE = re.compile(r"(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}(?:/[\w.~%-]+)+/?|(
                        re.IGNORECASE)
 # weekdays, one key each (plural: a habit, "on Tuesdays"); 每周二 is weekly on Tuesday
 _WEEKDAYS = {w: k + 1 for k, w in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
+# "Tue/Thu": capitalised only ("sat", "sun", "wed" are words too)
+_ABBR_DAYS = {"Mon": 1, "Tue": 2, "Tues": 2, "Wed": 3, "Thu": 4, "Thur": 4, "Thurs": 4, "Fri": 5, "Sat": 6, "Sun": 7}
+_EN_DAY_ABBR = re.compile(r"\b(" + "|".join(sorted(_ABBR_DAYS, key=len, reverse=True)) + r")\b\.?")
 _EN_WEEKDAY = re.compile(r"\b(every\s+)?(" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")(s)?\b\.?",
                          re.IGNORECASE)
 _ZH_WEEKDAY = re.compile(r"(每个?)?(?:周|星期|礼拜)([一二三四五六日天])")
@@ -295,6 +301,8 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
     take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
     take(_ZH_MD, lambda m: date(_num(m.group(2)), _num(m.group(3)), m.group(1)))
+    take(_ZH_YM, lambda m: f"m:{int(m.group(2)):02d} y:{m.group(1)}" if 1 <= int(m.group(2)) <= 12 else None)
+    take(_SLASH_DATE, _slash_date)
     take(_EN_MONTH, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d}")
     take(_CLOCK, lambda m: _hhmm(int(m.group(1)), int(m.group(2)), (m.group(3) or "").casefold().replace(".", "")))
     take(_AMPM, lambda m: _hhmm(int(m.group(1)), 0, m.group(2).casefold().replace(".", "")))
@@ -303,6 +311,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_NOON, lambda m: "t:00:00" if m.group(1).casefold() == "midnight" else "t:12:00")
     take(_ZH_TIME, _zh_time)
     take(_EN_WEEKDAY, lambda m: f"w:{_WEEKDAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else ""))
+    take(_EN_DAY_ABBR, lambda m: f"w:{_ABBR_DAYS[m.group(1)]}")
     take(_ZH_WEEKDAY, lambda m: f"w:{_ZH_WEEKDAY_N[m.group(2)]}" + (" f:1w" if m.group(1) else ""))
     for pattern, key in _FREQUENCY:
         take(pattern, lambda m, key=key: key)
@@ -311,6 +320,15 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
     return tuple(found), out
+
+
+def _slash_date(m: re.Match[str]) -> str | None:
+    """14/03 is 14 March, 03/14 is March 14; 03/04 could be either and stays unread."""
+    x, y = int(m.group(1)), int(m.group(2))
+    month, day = (y, x) if x > 12 >= y else (x, y) if y > 12 >= x else (None, None)
+    if month is None or day is None or not (1 <= day <= 31):
+        return None
+    return f"d:{month:02d}-{day:02d}" + (f" y:{m.group(3)}" if m.group(3) else "")
 
 
 def _path(m: re.Match[str]) -> str | None:
