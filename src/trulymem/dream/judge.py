@@ -14,7 +14,7 @@ from typing import Literal
 
 from trulymem.dream import singles
 from trulymem.dream.changes import retires
-from trulymem.dream.polarity import denies, negates_shared, opposite
+from trulymem.dream.polarity import denies, denies_plainly, negates_shared, opposite
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import ABBREVIATIONS, cjk, common_ends, negated, without_negation, words
 from trulymem.dream.values import special_values, value_sequence, without_numbers
@@ -36,7 +36,7 @@ _MONTH = re.compile(r"\b(?:" + "|".join(m.capitalize() for m in _MONTHS) + r")\b
 # A word with a capital inside ("MariaDB", "CockroachDB") is a name even where a sentence starts.
 _NAME = re.compile(r"(?<=[\w,;:'’)] )[A-Z][\w.+#-]*|\b[A-Z]{2,}[\w.+-]*|\b[A-Za-z]+\d[\w.]*|"
                    r"(?<![A-Za-z0-9_.])[A-Za-z0-9_]+\.[A-Za-z0-9_]+(?![A-Za-z0-9_])|"
-                   r"\b[A-Z][a-z]+[A-Z][\w.+#-]*")
+                   r"\b[A-Z][a-z]+[A-Z][\w.+#-]*|\b[a-z]{2,}-[a-z]+-\d{1,2}[a-z]?\b")  # and regions: eu-north-1
 # Values written as words: number words, languages, weekdays (English and Chinese), one canonical key each.
 _VALUE_WORDS = {w: k for k, ws in {
     "n1": "one 一个", "n2": "two 两个 二", "n3": "three 三个", "n4": "four 四个", "n5": "five 五个", "n6": "six 六个",
@@ -209,6 +209,9 @@ def _by_role(a: str, b: str) -> Judged | None:
 
 
 def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
+    # in English only: a Chinese character is too small a word to tell what a negation governs
+    if one_language and not cjk(a) and _seen(a)[2] and _seen(b)[2] and (denies_plainly(a, b) or denies_plainly(b, a)):
+        return "contradiction"  # "has no offline mode" / "has an offline mode … without signal"
     if _seen(a)[2] != _seen(b)[2]:
         if denies(a, b):
             return "contradiction"  # "likes jazz" / "doesn't like jazz": a many-valued frame, one value denied
@@ -252,7 +255,12 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
 
 
 def _kinds(values_: set[str]) -> set[str]:
-    return {"measure" if ":" in v or v.endswith("%") or NUMERIC.fullmatch(v) else "name" for v in values_}
+    """"name" and/or "measure"; a number that is part of a name on the same side ("2" in
+    "us-east-2") is the name's."""
+    names = [v for v in values_ if not (":" in v or v.endswith("%") or NUMERIC.fullmatch(v))]
+    measures = [v for v in values_ if v not in names
+                and not ((digits := re.sub(r"\D", "", v)) and any(digits in n for n in names))]
+    return ({"name"} if names else set()) | ({"measure"} if measures else set())
 
 
 def _other_slots(clash: tuple[set[str], set[str]]) -> bool:

@@ -67,6 +67,16 @@ def denies(a: str, b: str) -> bool:
     return not scopes and not _CONDITION.search(neg)  # negated by a form the word list misses: assume so
 
 
+def denies_plainly(neg: str, other: str) -> bool:
+    """Where both are negated somewhere: what ``neg``'s negation governs (two content words at
+    least) ``other`` says, and ``other``'s own negations govern none of it ("Orchard has no
+    offline mode" / "Orchard has an offline mode … without signal")."""
+    said = set(words(other))
+    theirs = {w for scope in _negation_scopes(other) for w in scope}
+    return any(len(scope) >= 2 and all(w in said for w in scope) and not set(scope) & theirs
+               for scope in _negation_scopes(neg))
+
+
 def negates_shared(a: str, b: str) -> bool:
     """Some word the negation governs is in the other memory too: "not npm" next to a
     memory without npm negates something else, "不允许mock数据库" next to "mock数据库" does not."""
