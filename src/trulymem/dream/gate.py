@@ -192,9 +192,26 @@ def not_a_conflict(a: str, b: str) -> bool:
         return False  # one says the other's value was given up: a change, whatever else differs
     if bool(_LIMIT.search(a)) != bool(_LIMIT.search(b)):
         return True  # a limit beside a habit or an amount ("limits coffee to 2 cups" / "drinks 3 cups a day")
+    if _two_events(a, b):
+        return True
     if negated(a) == negated(b) and not opposite(a, b) and not opposite(b, a):
         return bool(_ADDITIVE.search(a) or _ADDITIVE.search(b)) or (cjk(a) == cjk(b) and _two_places(a, b))
     return _negation_elsewhere(a, b)
+
+
+_DATED = re.compile(r"[dmy]:")
+
+
+def _two_events(a: str, b: str) -> bool:
+    """Two dates of two things that happened: each side names what happened in words the other
+    lacks, and they share at most one word (whose: "Orchard's public beta began on 15 April" /
+    "Orchard 1.0 hit the app stores on 27 June") — not one date said twice ("The user's birthday
+    is July 14" / "The user was born on July 4")."""
+    da, db = ({v for v in values(t) if _DATED.match(v)} for t in (a, b))
+    if not da or not db or da == db or cjk(a) != cjk(b):
+        return False
+    ca, cb = content(a), content(b)
+    return len(ca & cb) <= 1 and bool(ca - cb) and bool(cb - ca)
 
 
 def _values_agree(a: str, b: str) -> bool:
