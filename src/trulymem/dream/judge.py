@@ -125,6 +125,7 @@ _WORDLIKE = re.compile(r"[a-z][a-z0-9.+#-]*")
 _CAPITALISED = re.compile(r"\b[A-Z][\w-]*")
 
 
+@lru_cache(maxsize=131_072)
 def _also_said(value: str, other: str) -> bool:
     """A name the other memory says too, where only one side read it as a name (a sentence's
     first word: "Maya lives in Porto" / "Maya 现在住在布拉加"), or the initials of a name the
@@ -280,8 +281,13 @@ _END = re.compile(r"\b(?:complete[ds]?|finish(?:ed|es)?|ends?|ended|wrapped up|c
 def _start_and_end(a: str, b: str) -> bool:
     """The start of something and its end are two dates ("The migration began on 3 February" /
     "… was completed on 20 March"), not one date said twice."""
-    sa, ea, sb, eb = (bool(p.search(t)) for t in (a, b) for p in (_START, _END))
+    (sa, ea), (sb, eb) = _start_end(a), _start_end(b)
     return (sa and not ea and eb and not sb) or (ea and not sa and sb and not eb)
+
+
+@lru_cache(maxsize=131_072)
+def _start_end(text: str) -> tuple[bool, bool]:
+    return bool(_START.search(text)), bool(_END.search(text))
 
 
 def other_owner(a: str, b: str) -> bool:

@@ -70,6 +70,7 @@ _ZH_NOT_NEGATION = re.compile(r"少不了|离不开|不得不|不可或缺|必�
                               r"无论|没错|毫无疑问")
 
 
+@lru_cache(maxsize=131_072)  # per text, asked in every pair it is in
 def negated(text: str) -> bool:
     low = _ZH_NOT_NEGATION.sub("", text.casefold().replace("'", "").replace("’", ""))
     return any(stem(w) in _EN_NEG_WORDS or w in _EN_NEG_WORDS for w in _WORD.findall(low)) or bool(_ZH_NEG.search(low))
