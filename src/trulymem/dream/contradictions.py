@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from trulymem.dream.changes import moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
-from trulymem.dream.gate import content
+from trulymem.dream.gate import content, moved_time
 from trulymem.dream.judge import (
     different_predicates,
     numbers_spelled_apart,
@@ -222,15 +222,8 @@ def _moves(live: Sequence[MemoryItem], add: Any) -> None:
                     or mentions(other.memory, new):
                 continue
             named = {v for v in values(other.memory) if not v[:1].isdigit() and ":" not in v}
-            if named and not any(v in m.memory.casefold() for v in named) or _moved_time(new, other.memory):
+            if named and not any(v in m.memory.casefold() for v in named) or moved_time(new, other.memory):
                 add(other, m, "")
-
-
-def _moved_time(new: str, other: str) -> bool:
-    """A move to a time, date or day ("moved the nightly reprocess to 04:00 UTC") and another of
-    that kind in the older statement ("runs at 02:00 UTC")."""
-    kinds = {v.split(":")[0] for v in values(new) if ":" in v}
-    return bool(kinds) and any(v.split(":")[0] in kinds and v not in values(new) for v in values(other) if ":" in v)
 
 
 def _negates(negated_seq: Sequence[str], other: set[str]) -> bool:

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-from trulymem.dream.changes import retires
+from trulymem.dream.changes import moved_to, retires
 from trulymem.dream.judge import NUMERIC, Judged, _two_places, same_numbers, values
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
@@ -188,8 +188,9 @@ def not_a_conflict(a: str, b: str) -> bool:
     (another subject with another value: "Backfilling [sessions] takes [2] hours" /
     "… [events] … [6] hours"). Or a negation bounds what the other does not say (a limit
     beside a habit: "can't run more than 10 km" / "runs every morning")."""
-    if retires(a, b) or retires(b, a):
-        return False  # one says the other's value was given up: a change, whatever else differs
+    if retires(a, b) or retires(b, a) or any((new := moved_to(x)) is not None and moved_time(new, y)
+                                             for x, y in ((a, b), (b, a))):
+        return False  # one says the other's value was given up or moved on: a change, whatever else differs
     if bool(_LIMIT.search(a)) != bool(_LIMIT.search(b)):
         return True  # a limit beside a habit or an amount ("limits coffee to 2 cups" / "drinks 3 cups a day")
     if _two_events(a, b):
@@ -197,6 +198,13 @@ def not_a_conflict(a: str, b: str) -> bool:
     if negated(a) == negated(b) and not opposite(a, b) and not opposite(b, a):
         return bool(_ADDITIVE.search(a) or _ADDITIVE.search(b)) or (cjk(a) == cjk(b) and _two_places(a, b))
     return _negation_elsewhere(a, b)
+
+
+def moved_time(new: str, other: str) -> bool:
+    """A move to a time, date or day ("moved the nightly reprocess to 04:00 UTC") and another of
+    that kind in the older statement ("runs at 02:00 UTC")."""
+    kinds = {v.split(":")[0] for v in values(new) if ":" in v}
+    return bool(kinds) and any(v.split(":")[0] in kinds and v not in values(new) for v in values(other) if ":" in v)
 
 
 _DATED = re.compile(r"[dmy]:")

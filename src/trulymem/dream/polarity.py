@@ -72,6 +72,8 @@ def denies_plainly(neg: str, other: str) -> bool:
     least) ``other`` says, and ``other``'s own negations govern none of it ("Orchard has no
     offline mode" / "Orchard has an offline mode … without signal")."""
     said = set(words(other))
+    if any(not scope for scope in _negation_scopes(other)):
+        return False  # a negation after what it negates ("… is forbidden") may govern any of it
     theirs = {w for scope in _negation_scopes(other) for w in scope}
     return any(len(scope) >= 2 and all(w in said for w in scope) and not set(scope) & theirs
                for scope in _negation_scopes(neg))

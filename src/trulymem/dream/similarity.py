@@ -27,10 +27,12 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 _ZH_FUNCTION = set("的了是在和与或吗呢吧啊我你他她它们这那个很也都就还又把被给对从向而且但却么")
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "won't", "cannot",
                        "can't", "avoid", "without", "stop", "stopped", "dislike", "dislikes", "hate", "hates",
+                       "forbidden", "forbids", "prohibited", "banned",
                        "不", "没", "别", "勿", "未", "无", "讨厌", "不要", "不再", "没有"})
 _ZH_NEG = re.compile(r"不要|不再|没有|讨厌|[不没别勿未无]")
 _EN_NEG_WORDS = {"not", "no", "never", "dont", "doesnt", "didnt", "isnt", "arent", "wont", "cannot", "cant",
-                 "avoid", "without", "stop", "stopped", "dislik", "hate"}
+                 "avoid", "without", "stop", "stopped", "dislik", "hate",
+                 "forbidden", "forbid", "prohibit", "banned"}  # a prohibition says no as "never" does
 
 
 _KEEP = frozenset({"not", "no", "nor", "never"})

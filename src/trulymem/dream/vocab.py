@@ -27,7 +27,7 @@ MULTI_VALUED = frozenset(words(
     "owns speak speaks want wants need needs friend friends member learn learning study studies eat "
     "eats drink drinks collect collects tried try went attended met allergic allergy allergies"))
 MULTI_VALUED_PHRASES = ("喜欢", "喜爱", "爱吃", "爱看", "去过", "看过", "读过", "玩过", "认识", "学过", "吃过", "喝过", "朋友",
-                   "been to", "traveled to", "travelled to")  # phrases whose words are stopwords
+                   "养", "been to", "traveled to", "travelled to")  # phrases whose words are stopwords
 # Words that carry no topic of their own: left out when comparing what memories say.
 GENERIC = frozenset(words("use uses used using make makes made get gets got go goes set put keep take give do does "
                           "done thing things always usually often sometimes really very just also still already "
@@ -46,7 +46,8 @@ SYNONYMS = [frozenset(words(g)) | frozenset(g.split()) for g in (
     "write written build built develop developed",
     "dislike hate detest loathe 讨厌 厌恶",
     "use utilize employ 用 使用 采用",
-    "big large huge 大", "small little tiny 小",
+    "big large huge 大", "small little tiny 小", "film movie 电影", "colour color 颜色", "dish food 菜",
+    "song track 歌", "book novel 书", "club team 球队",
     "begin start 开始", "finish end complete 完成 结束",
 )]
 CANON = {t: min(g) for g in SYNONYMS for t in g}  # one term per synonym group when comparing
