@@ -17,10 +17,10 @@ from trulymem.dream.judge import (
     value_clash,
     values,
 )
-from trulymem.dream.polarity import conditional, denies, opposite
+from trulymem.dream.polarity import conditional, denies, opposite, polarity_only
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import cjk, common_ends, jaccard, mentions, negated, similar_pairs, without_negation, words
-from trulymem.dream.singles import other_attribute, single_conflicts
+from trulymem.dream.singles import differ, other_attribute, single_conflicts
 from trulymem.dream.vocab import (
     ANTONYMS,
     CJK,
@@ -269,6 +269,10 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
         return None
     if other_attribute(a.memory, b.memory):
         return "distinct", topic  # "favourite [band] is [Myslovitz]" / "favourite [colour] is [teal]"
+    if differ(a.memory, b.memory):
+        return "conflict", topic  # "最喜欢的颜色是[蓝]色" / "[绿]色": one favourite, whatever verb frames it
+    if polarity_only(left, right):
+        return None  # "is [not allowed]" / "is [forbidden]", 禁止 / 不要: one prohibition, two wordings
     if opposite(a.memory, b.memory) and max(_span_words(left), _span_words(right)) <= len(_content(shared)):
         return "conflict", topic  # "doesn't mind early meetings" / "hates early meetings"
     if other_holder(a.memory, b.memory):

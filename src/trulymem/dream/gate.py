@@ -15,6 +15,7 @@ from trulymem.dream.changes import moved_to, retires
 from trulymem.dream.judge import NUMERIC, Judged, _two_places, same_numbers, values
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
+from trulymem.dream.singles import differ
 from trulymem.dream.values import _EN_NUMBER, kin_differs, people_differ, special_values, value_sequence, without_numbers
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS
 
@@ -78,7 +79,13 @@ def provably_same(a: str, b: str) -> bool:
     return a == b or (cjk(a) == cjk(b) and same_values(a, b) and value_sequence(a) == value_sequence(b)
                       and negated(a) == negated(b)
                       and not opposite(a, b) and not opposite(b, a) and not kin_differs(a, b)
-                      and _reading(a) == _reading(b) and _order(a, b) == _order(b, a))
+                      and _reading(a) == _reading(b) and _order(a, b) == _order(b, a)
+                      and bool(_PAST_TENSE.search(a)) == bool(_PAST_TENSE.search(b)))
+
+
+# "Ana was the tech lead" is not "Ana is the tech lead": stems and stopword lists drop the tense
+_PAST_TENSE = re.compile(r"\b(?:was|were|had|used to|formerly|previously|lived|worked|studied|owned|drove|led|"
+                         r"managed|ran)\b|曾|以前|过去|原来|从前", re.IGNORECASE)
 
 
 def _order(text: str, other: str) -> tuple[str, ...]:
@@ -125,7 +132,8 @@ def _frame_before_difference(a: str, b: str) -> bool:
 
 def _adds_up(a: str, b: str) -> bool:
     """A many-valued frame ("listens to …", "speaks …", "会说…") with another object on each side."""
-    return cjk(a) == cjk(b) and negated(a) == negated(b) and _own_both(a, b) and _frame_before_difference(a, b)
+    return cjk(a) == cjk(b) and negated(a) == negated(b) and _own_both(a, b) and _frame_before_difference(a, b) \
+        and not differ(a, b)  # "最喜欢的颜色是蓝色" / "…绿色": a favourite is one, whatever verb frames it
 
 
 def apart(a: str, b: str) -> str | None:

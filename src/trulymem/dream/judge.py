@@ -14,7 +14,7 @@ from typing import Literal
 
 from trulymem.dream import singles
 from trulymem.dream.changes import retires
-from trulymem.dream.polarity import denies, denies_plainly, negates_shared, opposite
+from trulymem.dream.polarity import denies, denies_plainly, negates_shared, opposite, polarity_only
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import ABBREVIATIONS, cjk, common_ends, negated, without_negation, words
 from trulymem.dream.values import special_values, value_sequence, without_numbers
@@ -231,6 +231,8 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         ka, kb = special_values(a)[0], special_values(b)[0]
         if ka and kb and (ka <= kb or kb <= ka):
             return None  # the same days, dates or times written otherwise ("Mon/Wed" / "Mondays and Wednesdays")
+        if polarity_only(*_middles(a, b)[:2]):
+            return None  # "is not allowed" / "is forbidden": one prohibition, two wordings
         if not one_language or not (_one_slot(a, b) or (not cjk(a) and (_end_swap(a, b) or _diverge(a, b)))):
             return None
         # one slot, two values written as plain words ("prefers dark mode" / "light mode",

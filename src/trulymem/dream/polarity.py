@@ -4,6 +4,7 @@ markers that cannot both hold of one thing (automatic / manual, always / never).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from trulymem.dream.similarity import negated, without_negation, words
@@ -94,8 +95,8 @@ _OPPOSITES = [(frozenset(x.split("|")), frozenset(y.split("|"))) for x, y in (
     ("always|总是|每次都|一律", "never|从不|绝不|永远不"),
     ("required|mandatory|compulsory|必须|必需|强制", "optional|not required|可选|不必|无需|不需要"),
     ("enabled|开启|启用|打开", "disabled|关闭|禁用"),
-    ("allowed|permitted|允许|可以|同意", "forbidden|prohibited|banned|not allowed|nobody may|no one may|nobody is allowed|"
-     "no one is allowed|禁止|不允许|不准|不要|不能"),
+    ("allowed|permitted|允许|可以|同意", "forbidden|prohibited|banned|not allowed|not permitted|nobody may|no one may|"
+     "nobody is allowed|no one is allowed|禁止|不允许|不准|不要|不能"),
     # not minding something is no dislike of it
     ("doesn't mind|does not mind|don't mind|is fine with|is okay with|is ok with|不介意|无所谓",
      "dislikes|hates|doesn't like|does not like|can't stand|不喜欢|讨厌|反感"),
@@ -117,3 +118,12 @@ def opposite(a: str, b: str) -> bool:
     ma, mb = _markers(a), _markers(b)
     return any((k, side) in ma and (k, 1 - side) in mb and (k, 1 - side) not in ma and (k, side) not in mb
                for k, side in ma)
+
+
+_PERMISSION = frozenset(words("allowed permitted ok okay fine may 允许 可以 准"))
+
+
+def polarity_only(left: Sequence[str], right: Sequence[str]) -> bool:
+    """Both differing parts are no more than a negation, with "allowed" or the like."""
+    return all(negated(" ".join(side)) and not [t for t in without_negation(list(side)) if t not in _PERMISSION]
+               for side in (left, right))

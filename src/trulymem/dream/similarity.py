@@ -29,7 +29,7 @@ NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn'
                        "can't", "avoid", "without", "stop", "stopped", "dislike", "dislikes", "hate", "hates",
                        "forbidden", "forbids", "prohibited", "banned",
                        "不", "没", "别", "勿", "未", "无", "讨厌", "不要", "不再", "没有"})
-_ZH_NEG = re.compile(r"不要|不再|没有|讨厌|[不没别勿未无]")
+_ZH_NEG = re.compile(r"不要|不再|没有|讨厌|禁止|不得|不准|不许|[不没别勿未无禁]")
 _EN_NEG_WORDS = {"not", "no", "never", "dont", "doesnt", "didnt", "isnt", "arent", "wont", "cannot", "cant",
                  "avoid", "without", "stop", "stopped", "dislik", "hate",
                  "forbidden", "forbid", "prohibit", "banned"}  # a prohibition says no as "never" does
