@@ -12,7 +12,7 @@ from weakref import WeakKeyDictionary
 
 from trulymem import budget
 from trulymem.dream.contradictions import contradiction, find_contradictions, reworded_swaps
-from trulymem.dream.duplicates import duplicate_candidates, merge_groups, reviews
+from trulymem.dream.duplicates import duplicate_candidates, merge_groups, pair_key, reviews
 from trulymem.dream.findings import (
     Analysis,
     Contradiction,
@@ -81,7 +81,8 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     for pair in same | unsure:
         sims[pair] = max(sims.get(pair, 0.0), 1.0 if pair in same else 0.9)
     # one thing said around two values in other words: judged, and kept only as a conflict
-    reworded = {p: s for p, s in reworded_swaps(rest, df, cfg.max_postings).items() if _key(rest, p) not in distinct}
+    reworded = {p: s for p, s in reworded_swaps(rest, df, cfg.max_postings).items()
+                if pair_key(rest[p[0]], rest[p[1]]) not in distinct}
     wide_only -= reworded.keys()  # the words around the values say it is one slot: as sure as a close pair
     swaps = {p: s for p, s in reworded.items() if p not in sims}
     sims.update(swaps)
@@ -119,11 +120,6 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     step("Analysed", 4, 4)
     return out
-
-
-def _key(rest: Sequence[MemoryItem], pair: tuple[int, int]) -> tuple[str, str]:
-    a, b = rest[pair[0]].id, rest[pair[1]].id
-    return (a, b) if a < b else (b, a)
 
 
 def _hold_conflicts(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], Judged | Gated],

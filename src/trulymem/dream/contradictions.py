@@ -149,6 +149,9 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
     return sorted(found.values(), key=lambda c: (c.a.created_at, c.a.id, c.b.id)), distinct
 
 
+_CJK_MARGIN = 0.05  # a Chinese character says less than a word: Chinese frames must be closer
+
+
 def reworded_swaps(live: Sequence[MemoryItem], df: dict[str, int], max_postings: int | None = None,
                    threshold: float = 0.6) -> dict[tuple[int, int], float]:
     """Pairs that say one thing around two values in other words ("Every build runs in [Azure
@@ -162,13 +165,10 @@ def reworded_swaps(live: Sequence[MemoryItem], df: dict[str, int], max_postings:
         in_values = set(words(" ".join(vals)))
         frames.append({t for t in content(m.memory) if t not in in_values and not t.isdigit()} if vals else set())
     blocks = [f"{block_of(m)}\x00{cjk(m.memory)}" for m in live]
-    # a Chinese character says less than a word: Chinese frames must be closer
     return {(x, y): s for x, y, s in similar_pairs(frames, threshold, blocks, df, max_postings=max_postings)
             if len(frames[x] & frames[y]) >= 2 and (s >= threshold + _CJK_MARGIN or not cjk(live[x].memory))
             and value_clash(live[x].memory, live[y].memory) is not None}
 
-
-_CJK_MARGIN = 0.05
 
 
 def _changes(live: Sequence[MemoryItem], add: Any) -> None:

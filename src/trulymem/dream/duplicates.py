@@ -27,7 +27,7 @@ def duplicate_candidates(live: Sequence[MemoryItem], sets: list[set[str]], df: d
     blocks = [block_of(m) for m in live]
     sims: dict[tuple[int, int], float] = {}
     for i, j, s in similar_pairs(sets, cfg.dup_threshold, blocks, df, max_postings=cfg.max_postings):
-        if live[i].id not in held and live[j].id not in held and _key(live[i], live[j]) not in distinct \
+        if live[i].id not in held and live[j].id not in held and pair_key(live[i], live[j]) not in distinct \
                 and s >= cfg.dup_threshold:
             sims[(i, j)] = s
     lexical = set(sims)
@@ -87,7 +87,8 @@ def reviews(live: Sequence[MemoryItem], sets: list[set[str]], pairs: list[tuple[
     return out, len(asked) - len(out)
 
 
-def _key(a: MemoryItem, b: MemoryItem) -> tuple[str, str]:
+def pair_key(a: MemoryItem, b: MemoryItem) -> tuple[str, str]:
+    """Two memories' ids in one order: how pairs are named in the ``distinct`` set."""
     return (a.id, b.id) if a.id < b.id else (b.id, a.id)
 
 
@@ -137,7 +138,7 @@ def _semantic_pairs(live: Sequence[MemoryItem], blocks: list[str], held: set[str
                 if close or (wide and rank <= 1 and c >= floor):
                     i, j = members[x], members[y]
                     key = (min(i, j), max(i, j))
-                    if _key(live[i], live[j]) not in distinct:
+                    if pair_key(live[i], live[j]) not in distinct:
                         out[key] = (round(c, 3), close or out.get(key, (0.0, False))[1])
     return out
 

@@ -15,7 +15,7 @@ from trulymem.dream.changes import moved_to, retires
 from trulymem.dream.judge import NUMERIC, Judged, _two_places, same_numbers, values
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
-from trulymem.dream.singles import differ
+from trulymem.dream.singles import PAST, differ
 from trulymem.dream.values import _EN_NUMBER, kin_differs, people_differ, special_values, value_sequence, without_numbers
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS
 
@@ -84,8 +84,8 @@ def provably_same(a: str, b: str) -> bool:
 
 
 # "Ana was the tech lead" is not "Ana is the tech lead": stems and stopword lists drop the tense
-_PAST_TENSE = re.compile(r"\b(?:was|were|had|used to|formerly|previously|lived|worked|studied|owned|drove|led|"
-                         r"managed|ran)\b|曾|以前|过去|原来|从前", re.IGNORECASE)
+_PAST_TENSE = re.compile(PAST.pattern + r"|\b(?:was|were|had|previously|lived|worked|studied|owned|drove|led|"
+                         r"managed|ran)\b", re.IGNORECASE)
 
 
 def _order(text: str, other: str) -> tuple[str, ...]:

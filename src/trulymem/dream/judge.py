@@ -252,15 +252,20 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
     # "has two bedrooms" / "has three bedrooms": a count is one value even where the verb takes many
     many = many_valued(a, b) and not counts
     # a date, time, quantity or frequency that differs is a value, whatever wording follows it
-    keyed = all(":" in v or v.endswith("%") for side in clash for v in side)
+    keyed = all(_measure(v) for side in clash for v in side)
     ending = not keyed and _same_ending(a, b)
     return "distinct" if many or ending or _two_places(a, b) or other_subjects(a, b) else "contradiction"
+
+
+def _measure(value: str) -> bool:
+    """A date, time, quantity, frequency or share: a value whatever wording surrounds it."""
+    return ":" in value or value.endswith("%")
 
 
 def _kinds(values_: set[str]) -> set[str]:
     """"name" and/or "measure"; a number that is part of a name on the same side ("2" in
     "us-east-2") is the name's."""
-    names = [v for v in values_ if not (":" in v or v.endswith("%") or NUMERIC.fullmatch(v))]
+    names = [v for v in values_ if not (_measure(v) or NUMERIC.fullmatch(v))]
     measures = [v for v in values_ if v not in names
                 and not ((digits := re.sub(r"\D", "", v)) and any(digits in n for n in names))]
     return ({"name"} if names else set()) | ({"measure"} if measures else set())

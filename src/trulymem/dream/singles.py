@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from itertools import combinations
 
 from trulymem.dream.findings import block_of
 from trulymem.dream.similarity import cjk, mentions, words
@@ -47,7 +48,7 @@ _FAVOURITE_EN = re.compile(r"^(?P<who>.*?)\b(?:all-time\s+)?favou?rite\s+(?P<kin
 _FAVOURITE_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)最(?:喜欢|爱|喜爱)(?:吃|喝|看|听|玩|用|读|去)?的"
                            r"(?P<kind>[^，。；,;是]{1,8}?)(?:就)?是(?P<value>[^，。；,;！？!?]{1,20})")
 # Not the present: "used to live in", 以前住在, "grew up in" are where someone was.
-_PAST = re.compile(r"\bused to\b|\bformerly\b|\bonce lived\b|\bgrew up\b|\bas a (?:child|kid)\b|"
+PAST = re.compile(r"\bused to\b|\bformerly\b|\bonce lived\b|\bgrew up\b|\bas a (?:child|kid)\b|"
                    r"以前|之前|曾经|曾|小时候|原来|从前|过去")
 # Whom it is about, apart from the user ("his", "他" in a note about the user are the user)
 _PRONOUNS = frozenset(words("he she his her they their him 他 她 他们"))
@@ -64,7 +65,7 @@ Single = tuple[str, frozenset[str], str]  # (attribute, person, value)
 def single(text: str) -> Single | None:
     """``(attribute, person, value)`` of a statement of a one-at-a-time value, or ``None``:
     ``("home", …)`` for where someone lives or moved to, ``("favourite:<kind>", …)``."""
-    if _PAST.search(text):
+    if PAST.search(text):
         return None
     text = text.replace("_", " ")  # a triplet's relation: "user lives_in Qingdao"
     found = home(text, moved=True) or home(text, moved=False)
@@ -82,7 +83,7 @@ def single(text: str) -> Single | None:
 
 def _person(who: str) -> frozenset[str]:
     """Whom a statement is about, as words ("The user", "用户", "his" are the owner: empty)."""
-    return frozenset(words(_NOW_ZH.sub("", who))) - OWNER_WORDS - GENERIC - _PRONOUNS - {"favourit"}
+    return frozenset(words(_NOW_ZH.sub("", who))) - OWNER_WORDS - GENERIC - _PRONOUNS
 
 
 def differ(a: str, b: str) -> bool:
@@ -114,8 +115,6 @@ def single_conflicts(live: Sequence[MemoryItem], add: Callable[[MemoryItem, Memo
     for idx in groups.values():
         if len(idx) > 50:
             continue  # dozens of values of one attribute: a list (places visited), not one value
-        for x in range(len(idx)):
-            for y in range(x + 1, len(idx)):
-                a, b = live[idx[x]], live[idx[y]]
-                if differ(a.memory, b.memory):
-                    add(a, b, "")
+        for x, y in combinations(idx, 2):
+            if differ(live[x].memory, live[y].memory):
+                add(live[x], live[y], "")
