@@ -174,3 +174,30 @@ def test_the_opposite_preference_for_the_same_thing_replaces_the_old(mem: TrulyM
     assert current == {("dislikes", "rock"), ("likes", "jazz")}
     again = mem.commit([triplet("user", "喜欢", "rock")])
     assert again.superseded == dislikes.created
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The upload limit is 10 MB", "The upload limit is 10 Mb"),  # bytes and bits
+    ("The office link is 100Mb/s", "The office link is 100MB/s"),
+    ("p99 latency budget is 5 ms", "p99 latency budget is 5 Ms"),
+    ("The meter reads 3 kWh", "The meter reads 3 KWH"),
+])
+def test_values_differing_in_a_units_case_are_two_facts(mem: TrulyMem, first: str, second: str) -> None:
+    """A unit's case is its meaning: the second value is created and its text kept, never
+    folded into the first as a reinforcement."""
+    a = mem.commit([triplet("user", "memory", first)])
+    b = mem.commit([triplet("user", "memory", second)])
+    assert len(a.created) == 1 and len(b.created) == 1 and b.reinforced == []
+    assert sorted(f.object for f in mem.history("user")) == sorted([first, second])
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Standup is at 9 AM", "standup is at 9 am"),
+    ("Deploys run at 02:00 UTC", "deploys run at 02:00 utc"),
+    ("The user has 2 Cats", "the user has 2 cats"),  # a capitalised word, not a unit
+    ("THE BUDGET IS 10 mb", "the budget is 10 mb"),
+])
+def test_case_that_means_nothing_still_reinforces(mem: TrulyMem, first: str, second: str) -> None:
+    mem.commit([triplet("user", "memory", first)])
+    again = mem.commit([triplet("user", "memory", second)])
+    assert again.created == [] and len(again.reinforced) == 1

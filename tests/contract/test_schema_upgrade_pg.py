@@ -15,6 +15,7 @@ from trulymem import TrulyMem
 from trulymem.model import Scope
 from trulymem.store.base import FactQuery, NodeQuery
 from trulymem.store.postgres import schema
+from trulymem.text.normalize import folded_key
 
 TRIPLETS = [
     {"subject": "alice", "relation": "likes", "object": "tea"},
@@ -101,3 +102,29 @@ def test_database_at_version_2_gains_the_key_index(raw_url: str, monkeypatch: py
     with psycopg.connect(raw_url) as conn:  # migration 4
         options = conn.execute("SELECT reloptions FROM pg_class WHERE relname = 'facts_tsv'").fetchone()
     assert options is not None and "fastupdate=on" in options[0]
+
+
+UNITS = [{"subject": "user", "relation": "memory", "object": "The upload limit is 10 MB"},
+         {"subject": "Build 7 QA", "relation": "runs on", "object": "2 GB runners"},
+         {"subject": "user", "relation": "likes", "object": "tea"}]
+
+
+def test_database_before_migration_6_keeps_unit_case_in_its_keys(raw_url: str) -> None:
+    """Keys written before migration 6 fold a unit's case ("10 mb"); opening the database
+    rekeys them, so the same text still reinforces its fact and "10 Mb" is a fact of its own."""
+    import psycopg
+
+    with TrulyMem(raw_url, user_id="u", embedder="none") as mem:
+        mem.commit(UNITS)
+    with psycopg.connect(raw_url) as conn:  # as trulymem wrote it before migration 6
+        for node, name in conn.execute("SELECT id, name FROM nodes").fetchall():
+            conn.execute("UPDATE nodes SET key = %s WHERE id = %s", (folded_key(name), node))
+        conn.execute("DELETE FROM schema_migrations WHERE version = 6")
+    with TrulyMem(raw_url, user_id="u", embedder="none") as mem:
+        assert mem.commit(UNITS).created == []
+        assert len(mem.commit([{**UNITS[0], "object": "The upload limit is 10 Mb"}]).created) == 1
+        assert mem.store.count_facts(FactQuery(scope=Scope(user_id="u"))) == len(UNITS) + 1
+    assert _state(raw_url)[0] == [m[0] for m in schema.MIGRATIONS]
+    with psycopg.connect(raw_url) as conn:
+        keys = {r[0] for r in conn.execute("SELECT key FROM nodes")}
+    assert {"the upload limit is 10 MB", "build 7 QA", "2 GB runners", "user", "tea"} <= keys

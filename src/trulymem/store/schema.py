@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from trulymem.errors import SchemaError
+from trulymem.text.normalize import rekeyed
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 # Facts point at nodes by integer rowid: index entries a third the size of text
 # ids, so bulk commits dirty (and write) far fewer index pages.
-MIGRATIONS: list[tuple[int, str, str]] = [
+
+
+def _rekey_units(conn: sqlite3.Connection) -> None:
+    """Node keys keep a unit's case after a number (``10 MB`` / ``10 Mb``, text/normalize.py)."""
+    rows = conn.execute("SELECT rid, name, key FROM nodes WHERE name GLOB '*[0-9]*'").fetchall()
+    conn.executemany("UPDATE nodes SET key = ? WHERE rid = ?", rekeyed(rows))
+
+
+MIGRATIONS: list[tuple[int, str, str | Callable[[sqlite3.Connection], None]]] = [
     (
         1,
         "graph core",
@@ -204,6 +214,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         DROP INDEX IF EXISTS facts_user_relation
         """,
     ),
+    (8, "unit case in node keys", _rekey_units),
 ]
 
 LATEST = MIGRATIONS[-1][0]
@@ -225,9 +236,12 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
             done = dict(conn.execute("SELECT version, name FROM schema_migrations").fetchall())
             _check_known(done)
             if version not in done:
-                for statement in sql.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
+                if callable(sql):
+                    sql(conn)
+                else:
+                    for statement in sql.split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
                 conn.execute(
                     "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
                     (version, name, datetime.now(UTC).isoformat(timespec="microseconds")),

@@ -8,9 +8,11 @@ per user (settings, locks, schema_migrations) are small reference tables.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from trulymem.errors import SchemaError
+from trulymem.text.normalize import rekeyed
 
 if TYPE_CHECKING:
     import psycopg
@@ -18,7 +20,17 @@ if TYPE_CHECKING:
 # Text columns hold what the SQLite store holds (JSON as text, so exports are byte-identical);
 # times are timestamptz. ``seq`` is storage order (exports, cursors), as SQLite's rowid.
 # ``tsv`` is the pre-tokenised, stemmed text as a 'simple' tsvector (store/postgres/text.py).
-MIGRATIONS: list[tuple[int, str, str]] = [
+
+
+def _rekey_units(conn: psycopg.Connection[Any]) -> None:
+    """Node keys keep a unit's case after a number (``10 MB`` / ``10 Mb``, text/normalize.py)."""
+    rows = conn.execute("SELECT user_id, id, name, key FROM nodes WHERE name ~ '[0-9]'").fetchall()
+    new = rekeyed(((user, node), name, key) for user, node, name, key in rows)
+    with conn.cursor() as cur:  # by primary key: each update stays on its user's shard
+        cur.executemany("UPDATE nodes SET key = %s WHERE user_id = %s AND id = %s", [(k, *pk) for k, pk in new])
+
+
+MIGRATIONS: list[tuple[int, str, str | Callable[[psycopg.Connection[Any]], None]]] = [
     (
         1,
         "graph core",
@@ -208,6 +220,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         DROP INDEX IF EXISTS facts_user_kind;
         """,
     ),
+    (6, "unit case in node keys", _rekey_units),
 ]
 
 LATEST = MIGRATIONS[-1][0]
@@ -234,7 +247,10 @@ def migrate(conn: psycopg.Connection[Any]) -> list[int]:
             done = {int(v): str(n) for v, n in conn.execute("SELECT version, name FROM schema_migrations").fetchall()}
             _check_known(done)
             if version not in done:
-                conn.execute(sql.encode())
+                if callable(sql):
+                    sql(conn)
+                else:
+                    conn.execute(sql.encode())
                 conn.execute("INSERT INTO schema_migrations(version, name, applied_at) VALUES (%s, %s, now())",
                              (version, name))
                 applied.append(version)
