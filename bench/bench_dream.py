@@ -50,10 +50,12 @@ FIXTURES = [Path(__file__).with_name("dream_fixture.json"),
             # v7: written by a helper who never saw the code; measured once held out (contradictions
             # P 0.632 / R 0.471), then looked at pair by pair (a dev set since)
             Path(__file__).with_name("dream_fixture_v7.json"),
-            Path(__file__).with_name("dream_fixture_v8.json")]
-# v5 and v8 were written for issue 26 by helpers who never saw the code or the other fixtures:
+            Path(__file__).with_name("dream_fixture_v8.json"),
+            # v9 (issue 26, sixth session): a clinical data analyst, 356 memories
+            Path(__file__).with_name("dream_fixture_v9.json")]
+# v5, v8 and v9 were written for issue 26 by helpers who never saw the code or the other fixtures:
 # only ever reported as figures
-HELD_OUT = {"dream_fixture_v5.json", "dream_fixture_v8.json"}
+HELD_OUT = {"dream_fixture_v5.json", "dream_fixture_v8.json", "dream_fixture_v9.json"}
 
 
 def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:

@@ -16,7 +16,15 @@ from trulymem.dream.judge import NUMERIC, Judged, _two_places, same_numbers, val
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ
-from trulymem.dream.values import _EN_NUMBER, kin_differs, people_differ, special_values, value_sequence, without_numbers
+from trulymem.dream.values import (
+    _EN_NUMBER,
+    kin_differs,
+    maybe_same_date,
+    people_differ,
+    special_values,
+    value_sequence,
+    without_numbers,
+)
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
@@ -184,7 +192,7 @@ def veto_conflict(a: str, b: str) -> Gated | None:
         return "duplicate"
     if apart(a, b) is not None or not_a_conflict(a, b):
         return "distinct"
-    return "review" if _values_agree(a, b) else None
+    return "review" if _values_agree(a, b) or maybe_same_date(a, b) else None
 
 
 _ADDITIVE = re.compile(r"\b(?:also|too|as well|in addition|besides)\b|也|还会|还有|另外|此外", re.IGNORECASE)

@@ -17,7 +17,7 @@ from trulymem.dream.changes import retires
 from trulymem.dream.polarity import denies, denies_plainly, negates_shared, opposite, polarity_only
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import ABBREVIATIONS, cjk, common_ends, negated, without_negation, words
-from trulymem.dream.values import special_values, value_sequence, without_numbers
+from trulymem.dream.values import maybe_same_date, rates_to_compare, special_values, value_sequence, without_numbers
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_PHRASES, OWNER_WORDS
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
@@ -100,8 +100,8 @@ def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
     "14天", "OSS" vs "COS", "March 3" vs "May 3"); ``None`` when they do not clash.
     A memory that only adds a value to the other ("Use pnpm" / "Use pnpm 9") does not clash."""
     va, vb = _seen(a)[1], _seen(b)[1]
-    only_a = {v for v in va - vb if not _also_said(v, b)}
-    only_b = {v for v in vb - va if not _also_said(v, a)}
+    only_a = rates_to_compare({v for v in va - vb if not _also_said(v, b)}, vb)
+    only_b = rates_to_compare({v for v in vb - va if not _also_said(v, a)}, va)
     if only_a and only_b and same_numbers(a, b):  # "twelve" / "12", "50k" / "50,000": one number twice written
         only_a, only_b = {v for v in only_a if not NUMERIC.fullmatch(v)}, {v for v in only_b if not NUMERIC.fullmatch(v)}
     return (only_a, only_b) if only_a and only_b else None
@@ -226,6 +226,8 @@ def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
 
 
 def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | None) -> Judged | None:
+    if maybe_same_date(a, b):
+        return "ambiguous"  # "03/04" / "April 3"
     clash = value_clash(a, b)
     if clash is None:
         ka, kb = special_values(a)[0], special_values(b)[0]

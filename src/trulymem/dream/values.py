@@ -132,6 +132,16 @@ _ZH_QUARTERS = re.compile(r"([一三])刻钟")
 # a URL or a path names one place exactly: "fernweh.app/privacy" is not "fernweh.app/legal/privacy"
 _PATHLIKE = re.compile(r"(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}(?:/[\w.~%-]+)+/?|(?<![\w/])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+",
                        re.IGNORECASE)
+# a rate, its unit spelled any way: "100 requests per minute" = "100 req/min" = "100 rpm"
+_PER = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hr": 3600, "hour": 3600,
+        "d": 86400, "day": 86400}
+_RATE_NOUN = {"request": "req", "requests": "req", "req": "req", "reqs": "req", "query": "query", "queries": "query",
+              "call": "req", "calls": "req"}  # an API call is a request
+_RATE_ABBR = {"rps": ("req", 1), "rpm": ("req", 60), "rph": ("req", 3600), "qps": ("query", 1), "qpm": ("query", 60)}
+_RATE = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(k)?\s*(?:(" + "|".join(_RATE_NOUN)
+                   + r")\s*(?:per\s+|/\s*|an?\s+|each\s+|every\s+)("
+                   + "|".join(sorted(_PER, key=len, reverse=True)) + r")|(" + "|".join(_RATE_ABBR) + r"))\b",
+                   re.IGNORECASE)
 # weekdays, one key each (plural: a habit, "on Tuesdays"); 每周二 is weekly on Tuesday
 _WEEKDAYS = {w: k + 1 for k, w in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
 # "Tue/Thu": capitalised only ("sat", "sun", "wed" are words too)
@@ -297,6 +307,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
         return f"d:{month:02d}-{day:02d}" + (f" y:{year}" if year else "")
 
     take(_PATHLIKE, _path)
+    take(_RATE, _rate)
     take(_ISO_DATE, lambda m: date(int(m.group(2)), int(m.group(3)), m.group(1)))
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
     take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
@@ -320,6 +331,35 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
     return tuple(found), out
+
+
+def _rate(m: re.Match[str]) -> str:
+    what, per = _RATE_ABBR[m.group(5).casefold()] if m.group(5) else \
+        (_RATE_NOUN[m.group(3).casefold()], _PER[m.group(4).casefold()])
+    per_hour = float(m.group(1).replace(",", "")) * (1000 if m.group(2) else 1) * 3600 / per
+    return f"r:{what}:{int(per_hour) if per_hour.is_integer() else round(per_hour, 6)}/h"
+
+
+def rates_to_compare(own: set[str], other: frozenset[str]) -> set[str]:
+    """``own`` without its rates where ``other`` states none: a rate clashes only with a
+    rate ("100 rpm" / "200 requests per minute"), never with a count said otherwise
+    ("4 calls per hour" / "polls 4 times per hour")."""
+    return own if any(v.startswith("r:") for v in other) else {v for v in own if not v.startswith("r:")}
+
+
+def _maybe_dates(text: str) -> frozenset[str]:
+    """The dates an ambiguous 03/04 may be (March 4 or 3 April): equal to neither for sure."""
+    out: set[str] = set()
+    for m in _SLASH_DATE.finditer(text):
+        x, y = int(m.group(1)), int(m.group(2))
+        if 1 <= x <= 12 and 1 <= y <= 12 and x != y:
+            out |= {f"d:{x:02d}-{y:02d}", f"d:{y:02d}-{x:02d}"}
+    return frozenset(out)
+
+
+def maybe_same_date(a: str, b: str) -> bool:
+    """One says 03/04, the other a date it may be ("April 3"): only a person can tell."""
+    return bool(_maybe_dates(a) & special_values(b)[0] or _maybe_dates(b) & special_values(a)[0])
 
 
 def _slash_date(m: re.Match[str]) -> str | None:
@@ -364,7 +404,10 @@ def _and_a_half(m: re.Match[str]) -> str | None:
 def _quantity(m: re.Match[str]) -> str | None:
     n = m.group(1).casefold()
     amount = float(n) if n[:1].isdigit() else _FRACTION.get(n, _num(n.rstrip("个")))
-    unit = _UNITS.get(m.group(2).casefold()) or _UNITS.get(m.group(2))
+    written = m.group(2)
+    if amount is not None and len(written) == 2 and written[0].isupper() and written[1].islower():
+        return f"u:{amount:g}{written}"  # Mb, Gb are bits, Ms mega-seconds: only the same symbol is the same
+    unit = _UNITS.get(written.casefold()) or _UNITS.get(written)
     if amount is None or unit is None:
         return None
     dim, size = unit
