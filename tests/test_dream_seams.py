@@ -107,3 +107,22 @@ def test_two_things_named_alike_stay_apart_whatever_else_is_remembered(tmp_path:
         items = list(iter_memories(mem.store, mem.scope))
         got = analyze(items, load_retention(), datetime.now(UTC), embedder=dream_embedder("auto", mem.embedder))
     assert got.conflicts == [] and got.merges == []
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("The API allows 100 rpm", "The API allows 200 requests per minute"),
+    ("The release is on 03/04", "The release is on April 3"),
+])
+def test_a_reviewed_pair_whose_values_differ_is_never_joined_into_one_text(tmp_path: Path, old: str, new: str) -> None:
+    """Choosing "merge" on such a pair keeps the newer statement: a text saying both values
+    would contradict itself."""
+    with TrulyMem(tmp_path / "d.db", user_id="u", app_id="p") as mem:
+        for text in (old, new):
+            mem.commit([{"subject": "user", "relation": MEMORY_RELATION, "object": text, "type": "pref"}],
+                       supersede=False)
+        got = analyze(list(iter_memories(mem.store, mem.scope)), load_retention(), datetime.now(UTC),
+                      embedder=dream_embedder("auto", mem.embedder))
+    assert [(r.a.memory, r.b.memory) for r in got.reviews] == [(old, new)]
+    review = got.reviews[0]
+    assert review.merge.merged == new and "values differ" in review.why
+    assert {m.memory for m in review.merge.items} == {old, new}  # merging still retires both into the newer

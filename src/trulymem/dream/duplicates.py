@@ -10,7 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from trulymem.dream.findings import DreamSettings, Merge, Review, block_of, kind_of, text_of
-from trulymem.dream.similarity import similar_pairs, words
+from trulymem.dream.judge import value_clash
+from trulymem.dream.similarity import negated, similar_pairs, words
 from trulymem.embed import Embedder
 from trulymem.memories import MEMORY_RELATION, MemoryItem
 from trulymem.text import relation_key
@@ -80,11 +81,20 @@ def reviews(live: Sequence[MemoryItem], sets: list[set[str]], pairs: list[tuple[
         if len(out) == cap:
             continue
         a, b = sorted((live[i], live[j]), key=lambda m: (m.created_at, m.id))
-        merged = replace(_merge(members, [sets[at[m.id]] for m in members], s), reviewed=True)
-        out.append(Review(a=a, b=b, similarity=round(s, 3), why="alike in meaning, not provably the same fact",
-                          merge=merged))
+        # two values that disagree are never joined into one text that says both: merging keeps the newer
+        told = [m for m in members if m is not a] if _disagree(a.memory, b.memory) else members
+        merged = replace(_merge(told, [sets[at[m.id]] for m in told], s), reviewed=True,
+                         items=sorted(members, key=lambda m: (m.created_at, m.id)))
+        why = "alike in meaning, but their values differ: merging keeps the newer" if told is not members \
+            else "alike in meaning, not provably the same fact"
+        out.append(Review(a=a, b=b, similarity=round(s, 3), why=why, merge=merged))
     out.sort(key=lambda r: (kind_of(r.a), r.a.created_at, r.a.id, r.b.id))
     return out, len(asked) - len(out)
+
+
+def _disagree(a: str, b: str) -> bool:
+    """Each names a value the other does not, or one denies what the other says."""
+    return value_clash(a, b) is not None or negated(a) != negated(b)
 
 
 def pair_key(a: MemoryItem, b: MemoryItem) -> tuple[str, str]:

@@ -21,6 +21,9 @@ _ROLE_EN = re.compile(
 # named as *the* one of a kind (a definite description), which only one can be at a time.
 _THE_ONE_EN = re.compile(r"^\s*(?P<who>[^,;:.]+?)\s+is\s+(?:(?:now|currently|still)\s+)?"
                          r"(?P<what>(?:the|our|his|her|their|my)\s+[^,;:]+?)\s*\.?\s*$", re.IGNORECASE)
+# the same, turned round: "The team's tech lead is Ana" (the holder a name, so "The bug is fixed" is no role)
+_THE_ONE_EN_INV = re.compile(r"^\s*(?P<what>(?:the|our|his|her|their|my)\s+[^,;:]+?)\s+is\s+(?:(?:now|currently|still)\s+)?"
+                             r"(?P<who>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})\s*\.?\s*$", re.IGNORECASE)
 _NOT_ONE = re.compile(r"\b(?:one|some|any|each|every|all|both|either|neither|another|other|others)\b|"
                       r"\b(?:also|too|as well)\s*\.?\s*$", re.IGNORECASE)
 _ONLY_ONE_KIN = frozenset({"mother", "father", "wife", "husband", "spouse", "boss"})
@@ -35,8 +38,9 @@ def _role(text: str) -> tuple[str, str, str] | None:
     """(holder, role, thing) of a one-holder role statement, casefolded; else ``None``."""
     m = _ROLE_EN.match(text) or _ROLE_ZH.match(text)
     if m is None:
-        one = _THE_ONE_EN.match(text)
-        if one is None or _NOT_ONE.search(one.group("what")) or " is " in one.group("who").casefold() \
+        one = _THE_ONE_EN.match(text) or _THE_ONE_EN_INV.match(text)
+        if one is None or (one.re is _THE_ONE_EN_INV and not one.group("who")[:1].isupper()) \
+                or _NOT_ONE.search(one.group("what")) or " is " in one.group("who").casefold() \
                 or kin(one.group("what")) - _ONLY_ONE_KIN:
             return None  # "Leo is the user's son": a son is one of possibly several
         return one.group("who").strip().casefold(), "the one", " ".join(one.group("what").casefold().split())
