@@ -14,6 +14,7 @@ from trulymem import TrulyMem
 from trulymem.dream import analyze, dream_embedder, load_retention
 from trulymem.dream.gate import provably_same
 from trulymem.dream.judge import value_clash
+from trulymem.dream.romanize import same_place
 from trulymem.dream.values import kin_differs, special_values, zh_number
 from trulymem.memories import MEMORY_RELATION, iter_memories
 
@@ -126,3 +127,13 @@ def test_a_reviewed_pair_whose_values_differ_is_never_joined_into_one_text(tmp_p
     review = got.reviews[0]
     assert review.merge.merged == new and "values differ" in review.why
     assert {m.memory for m in review.merge.items} == {old, new}  # merging still retires both into the newer
+
+
+@pytest.mark.parametrize(("han", "latin", "same"), [
+    ("厦门", "Xiamen", True), ("大连市", "Dalian", True), ("苏州工业园区", "Suzhou", True), ("西安", "Xi'an", True),
+    ("重庆", "Chongqing", True), ("苏州", "Xiamen", False), ("烟台", "Dalian", False), ("成都", "Kunming", False),
+    ("旧金山", "San Francisco", None), ("波尔图", "Porto", None), ("尼斯", "Nice", None), ("东京", "Tokyo", None)])
+def test_a_chinese_place_name_against_a_latin_one(han: str, latin: str, same: bool | None) -> None:
+    """Told apart only where the Latin name is pinyin of another place; a foreign place's
+    Chinese name (by sound or by meaning) is never read as a different place."""
+    assert same_place(han, latin) is same and same_place(latin, han) is same

@@ -13,6 +13,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from trulymem.dream.findings import block_of
+from trulymem.dream.romanize import same_place
 from trulymem.dream.similarity import cjk, mentions, words
 from trulymem.dream.values import kin, named_people
 from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS
@@ -52,7 +53,7 @@ PAST = re.compile(r"\bused to\b|\bformerly\b|\bonce lived\b|\bgrew up\b|\bas a (
                    r"以前|之前|曾经|曾|小时候|原来|从前|过去")
 # Whom it is about, apart from the user ("his", "他" in a note about the user are the user)
 _PRONOUNS = frozenset(words("he she his her they their him 他 她 他们"))
-_NOW_ZH = re.compile(r"现在|目前|如今|最近|已经|这几年|今年")
+_NOW_ZH = re.compile(r"现在|目前|如今|最近|已经|这几年|今年|一直|仍然|依然|仍旧|还是|还|也|都")
 # A team, a project or a system moves too ("The team moved to Slack", 团队搬到了钉钉上): not a home.
 _NOT_PERSON = re.compile(r"\b(?:we|our|us|team|teams|project|company|service|services|app|apps|api|server|servers|"
                          r"cluster|database|repo|repository|build|builds|pipeline|ci|data|docs|code)\b|"
@@ -88,10 +89,13 @@ def _person(who: str) -> frozenset[str]:
 
 def differ(a: str, b: str) -> bool:
     """Both state one person's one-at-a-time value (where they live, their favourite of
-    one kind), in one language, and name two values neither of which the other mentions."""
+    one kind), in one language, and name two values neither of which the other mentions;
+    across languages, two homes whose names are provably two places (苏州 / Xiamen)."""
     sa, sb = single(a), single(b)
-    if sa is None or sb is None or sa[:2] != sb[:2] or cjk(a) != cjk(b):
+    if sa is None or sb is None or sa[:2] != sb[:2]:
         return False
+    if cjk(a) != cjk(b):
+        return sa[0] == "home" and same_place(sa[2], sb[2]) is False and kin(a) == kin(b)
     if name_key(sa[2]) == name_key(sb[2]) or mentions(a, sb[2]) or mentions(b, sa[2]):
         return False
     return kin(a) == kin(b) and named_people(a) == named_people(b)
