@@ -136,16 +136,17 @@ def test_pairs_the_rules_cannot_decide_go_to_the_model_or_stay_unmerged() -> Non
     from trulymem.dream.model_judge import judge_with_llm
     from trulymem.llm import ScriptedLLM
 
-    # across scripts a name cannot be matched ("Suzhou" / 厦门); in one language, nothing shared but "user"
-    pairs = [("The user lives in Suzhou", "用户住在厦门"), ("User prefers replies in Chinese", "用户希望用中文回复"),
+    # across scripts a foreign name cannot be matched ("Porto" / 布拉加); in one language, nothing shared but "user"
+    pairs = [("The user lives in Porto", "用户住在布拉加"), ("User prefers replies in Chinese", "用户希望用中文回复"),
              ("用户不喜欢开会。", "用户讨厌排队。")]
     assert [judge(a, b) for a, b in pairs] == ["ambiguous", "duplicate", "ambiguous"]  # Chinese = 中文
+    assert judge("The user lives in Suzhou", "用户住在厦门") == "contradiction"  # pinyin: two Chinese cities
     assert judge("用户的表姐陈静住在南京。", "用户的同事老周住在南京。") == "distinct"  # other subjects, one frame
     assert judge("The user has two children.", "The user has three kids.") == "contradiction"
     assert judge("Use pnpm, not npm", "The package manager for this repo is pnpm") == "duplicate"
 
     def reply(messages: list[dict[str, Any]]) -> str:
-        assert "0. A: The user lives in Suzhou | B: 用户住在厦门" in messages[0]["content"]
+        assert "0. A: The user lives in Porto | B: 用户住在布拉加" in messages[0]["content"]
         return '```json\n[{"pair": 0, "verdict": "contradiction"}, {"pair": 1, "verdict": "duplicate"}, ' \
                '{"pair": 2, "verdict": "maybe"}]\n```'
 

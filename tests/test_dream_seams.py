@@ -13,8 +13,8 @@ import pytest
 from trulymem import TrulyMem
 from trulymem.dream import analyze, dream_embedder, load_retention
 from trulymem.dream.gate import provably_same
-from trulymem.dream.judge import value_clash
 from trulymem.dream.romanize import same_place
+from trulymem.dream.stated import value_clash
 from trulymem.dream.values import kin_differs, special_values, zh_number
 from trulymem.memories import MEMORY_RELATION, iter_memories
 

@@ -9,18 +9,12 @@ from typing import Any, Literal
 from trulymem.dream.changes import moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content, moved_time
-from trulymem.dream.judge import (
-    different_predicates,
-    numbers_spelled_apart,
-    other_owner,
-    other_subjects,
-    value_clash,
-    values,
-)
+from trulymem.dream.judge import different_predicates, other_owner, other_subjects
 from trulymem.dream.polarity import conditional, denies, opposite, polarity_only
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import cjk, common_ends, jaccard, mentions, negated, similar_pairs, without_negation, words
 from trulymem.dream.singles import differ, other_attribute, single_conflicts
+from trulymem.dream.stated import numbers_spelled_apart, value_clash, values
 from trulymem.dream.vocab import (
     ANTONYMS,
     CJK,

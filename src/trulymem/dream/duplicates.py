@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from trulymem.dream.findings import DreamSettings, Merge, Review, block_of, kind_of, text_of
-from trulymem.dream.judge import value_clash
 from trulymem.dream.similarity import negated, similar_pairs, words
+from trulymem.dream.stated import value_clash
 from trulymem.embed import Embedder
 from trulymem.memories import MEMORY_RELATION, MemoryItem
 from trulymem.text import relation_key

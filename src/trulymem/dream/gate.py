@@ -12,10 +12,11 @@ from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream.changes import moved_to, retires
-from trulymem.dream.judge import NUMERIC, Judged, _two_places, same_numbers, values
+from trulymem.dream.judge import Judged, _two_places
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ
+from trulymem.dream.stated import NUMERIC, same_numbers, values
 from trulymem.dream.values import (
     _EN_NUMBER,
     kin_differs,

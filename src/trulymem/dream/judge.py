@@ -16,133 +16,29 @@ from trulymem.dream import singles
 from trulymem.dream.changes import retires
 from trulymem.dream.polarity import denies, denies_plainly, negates_shared, opposite, polarity_only
 from trulymem.dream.roles import other_holder
-from trulymem.dream.similarity import ABBREVIATIONS, cjk, common_ends, negated, without_negation, words
-from trulymem.dream.values import maybe_same_date, rates_to_compare, special_values, value_sequence, without_numbers
-from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, MULTI_VALUED_PHRASES, OWNER_WORDS
+from trulymem.dream.similarity import cjk, common_ends, without_negation, words
+from trulymem.dream.stated import (
+    CJK_CHAR,
+    LATIN_IN_CJK,
+    MONTH,
+    NAME,
+    NUMBER,
+    NUMERIC,
+    PREDICATE,
+    VALUE_WORDS,
+    ZH_DIGITS,
+    many_valued,
+    numbers_spelled_apart,
+    seen,
+    value_clash,
+)
+from trulymem.dream.values import maybe_same_date, special_values
+from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
 Judged = Literal["duplicate", "contradiction", "distinct", "ambiguous"]
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?:%|k|m|gb|mb|ms|s|h|d)?(?![\w])|\d+(?=[天月日年岁号点个次%])",
-                     re.IGNORECASE)
-_ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[天月日年岁号点个次周])")
-_MONTHS = ("january february march april may june july august september october november december "
-           "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday "
-           "sunday").split()
-# capitalised only: "may" and "march" are words too ("Interns may use the staging cluster")
-_MONTH = re.compile(r"\b(?:" + "|".join(m.capitalize() for m in _MONTHS) + r")\b")
-# Names written in Latin letters: capitalised words after the first, ALL-CAPS, identifiers with digits or dots.
-# A word with a capital inside ("MariaDB", "CockroachDB") is a name even where a sentence starts.
-_NAME = re.compile(r"(?<=[\w,;:'’)] )[A-Z][\w.+#-]*|\b[A-Z]{2,}[\w.+-]*|\b[A-Za-z]+\d[\w.]*|"
-                   r"(?<![A-Za-z0-9_.])[A-Za-z0-9_]+\.[A-Za-z0-9_]+(?![A-Za-z0-9_])|"
-                   r"\b[A-Z][a-z]+[A-Z][\w.+#-]*|\b[a-z]{2,}-[a-z]+-\d{1,2}[a-z]?\b")  # and regions: eu-north-1
-# Values written as words: number words, languages, weekdays (English and Chinese), one canonical key each.
-_VALUE_WORDS = {w: k for k, ws in {
-    "n1": "one 一个", "n2": "two 两个 二", "n3": "three 三个", "n4": "four 四个", "n5": "five 五个", "n6": "six 六个",
-    "n7": "seven 七个", "n8": "eight 八个", "n9": "nine 九个", "n10": "ten 十个",
-    "lang-en": "english 英文 英语", "lang-zh": "chinese 中文 汉语 普通话", "lang-ja": "japanese 日文 日语",
-    "lang-fr": "french 法语 法文", "lang-de": "german 德语 德文", "lang-es": "spanish 西班牙语", "lang-ko": "korean 韩语",
-    "lang-ru": "russian 俄语", "lang-pt": "portuguese 葡萄牙语", "lang-it": "italian 意大利语",
-    "d1": "星期一 周一", "d2": "星期二 周二", "d3": "星期三 周三", "d4": "星期四 周四", "d5": "星期五 周五",
-    "d6": "星期六 周六", "d7": "星期日 星期天 周日",
-}.items() for w in ws.split()}
-_VALUE_WORD = re.compile(r"\b(?:" + "|".join(w for w in _VALUE_WORDS if w.isascii()) + r")\b|"
-                         + "|".join(sorted((w for w in _VALUE_WORDS if not w.isascii()), key=len, reverse=True)),
-                         re.IGNORECASE)
-_PREDICATE = frozenset(words("is are was were be been has have had lives works likes loves plays owns speaks "
-                             "uses prefers moved studies teaches runs drives goes wants needs knows")) | \
-    frozenset("住养喜爱读学做当有")  # Chinese verbs that start a fact about someone (住在成都 / 是一名律师)
-
-
-@lru_cache(maxsize=131_072)
-def _seen(text: str) -> tuple[tuple[str, ...], frozenset[str], bool]:
-    """A memory's words, values and negation, read once however many pairs it is in."""
-    return tuple(words(text)), frozenset(values(text)), negated(text)
-
-
-_ZH_DIGITS = {ch: k for k, ch in enumerate("零一二三四五六七八九十")} | {"两": 2}
-_LATIN_IN_CJK = re.compile(r"(?<![A-Za-z0-9.])[A-Za-z][A-Za-z0-9.+#-]*")
-
-
-def _small_number(token: str) -> str:
-    """One key for a small count however written ("2", "two", "两", "二"), so they never clash;
-    a time on the hour is its hour ("10:00" is "10 am" is "10点")."""
-    if re.fullmatch(r"\d{1,2}:00", token):
-        token = token.split(":")[0]
-    if token.isdigit() and 0 < int(token) <= 10:
-        return f"n{int(token)}"
-    if token in _ZH_DIGITS and _ZH_DIGITS[token] > 0:
-        return f"n{_ZH_DIGITS[token]}"
-    return token if token[:1].isdigit() else f"zh:{token}"
-
-
-@lru_cache(maxsize=131_072)  # per text, read in every pair it is in (templated memories: thousands)
-def values(text: str) -> frozenset[str]:
-    """What a memory pins down: numbers (with units), month and day names, Latin-letter
-    names (in Chinese text, every Latin-letter word: "订单存在PostgreSQL里"). Dates, times and
-    quantities are read first, one key each however written (``dream.values``)."""
-    special, text = special_values(text)
-    found = {_small_number(m.group(0).casefold()) for m in _NUMBER.finditer(text)}
-    found |= {_small_number(m.group(0)) for m in _ZH_NUMBER.finditer(text)}
-    if cjk(text):
-        found |= {m.group(0).casefold().rstrip(".") for m in _LATIN_IN_CJK.finditer(text)}
-    found |= {m.group(0).casefold() for m in _MONTH.finditer(text)}
-    found |= {ABBREVIATIONS.get(n, n) for n in (m.group(0).casefold().strip(".") for m in _NAME.finditer(text))}
-    words_found = {_VALUE_WORDS[m.group(0).casefold()] for m in _VALUE_WORD.finditer(text)}
-    # a language or number named in words stands for itself, not as a Latin-letter name too
-    found -= {m.group(0).casefold() for m in _VALUE_WORD.finditer(text)}
-    return frozenset(found | words_found | special)
-
-
-def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
-    """The values only one side has, when both sides have some the other lacks ("30天" vs
-    "14天", "OSS" vs "COS", "March 3" vs "May 3"); ``None`` when they do not clash.
-    A memory that only adds a value to the other ("Use pnpm" / "Use pnpm 9") does not clash."""
-    va, vb = _seen(a)[1], _seen(b)[1]
-    only_a = rates_to_compare({v for v in va - vb if not _also_said(v, b)}, vb)
-    only_b = rates_to_compare({v for v in vb - va if not _also_said(v, a)}, va)
-    if only_a and only_b and same_numbers(a, b):  # "twelve" / "12", "50k" / "50,000": one number twice written
-        only_a, only_b = {v for v in only_a if not NUMERIC.fullmatch(v)}, {v for v in only_b if not NUMERIC.fullmatch(v)}
-    return (only_a, only_b) if only_a and only_b else None
-
-
-def numbers_spelled_apart(a: str, b: str) -> bool:
-    """The same words around the same numbers in the same order, only written otherwise."""
-    return a != b and same_numbers(a, b) and value_sequence(a) == value_sequence(b) and \
-        words(without_numbers(a)) == words(without_numbers(b))
-
-
-NUMERIC = re.compile(r"n?\d[\d.,:]*(?:%|k|m|gb|mb|ms|s|h|d)?", re.IGNORECASE)
-
-
-def same_numbers(a: str, b: str) -> bool:
-    na, nb = (sorted(v for v in value_sequence(t) if v.startswith("n:")) for t in (a, b))
-    return bool(na) and na == nb
-
-
-_WORDLIKE = re.compile(r"[a-z][a-z0-9.+#-]*")
-_CAPITALISED = re.compile(r"\b[A-Z][\w-]*")
-
-
-@lru_cache(maxsize=131_072)
-def _also_said(value: str, other: str) -> bool:
-    """A name the other memory says too, where only one side read it as a name (a sentence's
-    first word: "Maya lives in Porto" / "Maya 现在住在布拉加"), or the initials of a name the
-    other spells out ("FCM" / "Firebase Cloud Messaging")."""
-    if not _WORDLIKE.fullmatch(value):
-        return False
-    stem = value[:-1] if value.endswith("s") and len(value) > 3 else value  # "GeoTIFFs" is "GeoTIFF"
-    if re.search(rf"(?<![\w.+#-]){re.escape(stem)}s?(?![\w+#-]|\.\w)", other.casefold()):
-        return True
-    initials = "".join(m.group(0)[0] for m in _CAPITALISED.finditer(other)).casefold()
-    return 2 <= len(value) <= 5 and value.isalpha() and value in initials
-
-
-def many_valued(a: str, b: str) -> bool:
-    """The frame takes many values at once ("speaks French" and "speaks Japanese")."""
-    shared = set(_seen(a)[0]) & set(_seen(b)[0])
-    return bool(shared & MULTI_VALUED) or any(w in a.casefold() and w in b.casefold() for w in MULTI_VALUED_PHRASES)
+def _counted(token: str) -> bool:
+    return token.isdigit() or token in VALUE_WORDS or token in ZH_DIGITS
 
 
 def _same_ending(a: str, b: str) -> bool:
@@ -150,10 +46,11 @@ def _same_ending(a: str, b: str) -> bool:
     differs comes before it, so they are about different things, not different values.
     A shared unit, noun or character ("30天" / "14天", "in YAML files" / "in TOML files") is
     not a statement: it takes two words, or a verb."""
-    x, y = _seen(a)[0], _seen(b)[0]
-    _, q = common_ends(x, y)
+    x, y = seen(a)[0], seen(b)[0]
+    p, q = common_ends(x, y)
     tail = x[len(x) - q:]
-    return 0 < q < min(len(x), len(y)) and (q >= 2 or any(t in _PREDICATE for t in tail))
+    counts = all(_counted(t) for t in (*x[p:len(x) - q], *y[p:len(y) - q]))  # "has [one] sister", 有[两]个妹妹
+    return 0 < q < min(len(x), len(y)) and (q >= 2 or any(t in PREDICATE for t in tail)) and not counts
 
 
 # How alike two memories' frames are with their values masked ("The orders service stores its
@@ -187,10 +84,10 @@ def masked(text: str, other: str | None = None) -> str:
 
     def mask(m: re.Match[str]) -> str:
         return m.group(0) if keep and m.group(0).casefold().strip(".") in keep else "X"
-    out = " ".join(_NUMBER.sub("X", special_values(text, "X")[1]).split()) if other is None else \
+    out = " ".join(NUMBER.sub("X", special_values(text, "X")[1]).split()) if other is None else \
         " ".join(special_values(text, "X")[1].split())
-    out = _LATIN_IN_CJK.sub(mask, out) if cjk(text) else _NAME.sub(mask, _MONTH.sub("X", out))
-    return out if other is None else _NUMBER.sub(mask, out)
+    out = LATIN_IN_CJK.sub(mask, out) if cjk(text) else NAME.sub(mask, MONTH.sub("X", out))
+    return out if other is None else NUMBER.sub(mask, out)
 
 
 def _by_change(a: str, b: str, one_language: bool) -> Judged | None:
@@ -211,9 +108,9 @@ def _by_role(a: str, b: str) -> Judged | None:
 
 def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
     # in English only: a Chinese character is too small a word to tell what a negation governs
-    if one_language and not cjk(a) and _seen(a)[2] and _seen(b)[2] and (denies_plainly(a, b) or denies_plainly(b, a)):
+    if one_language and not cjk(a) and seen(a)[2] and seen(b)[2] and (denies_plainly(a, b) or denies_plainly(b, a)):
         return "contradiction"  # "has no offline mode" / "has an offline mode … without signal"
-    if _seen(a)[2] != _seen(b)[2]:
+    if seen(a)[2] != seen(b)[2]:
         if denies(a, b):
             return "contradiction"  # "likes jazz" / "doesn't like jazz": a many-valued frame, one value denied
         if not opposite(a, b) and (not one_language or negates_shared(a, b)):
@@ -321,8 +218,8 @@ def _by_frame(a: str, b: str, one_language: bool) -> Judged | None:
 def _by_language(a: str, b: str, one_language: bool, similarity: float | None) -> Judged:
     if not one_language:  # a name in Latin letters must be in the other too ("Suzhou" / "厦门": cannot tell)
         latin, other = (b, a) if cjk(a) else (a, b)
-        names = {v for v in _seen(latin)[1] if not v[:1].isdigit()}
-        if any(v not in other.casefold() and v not in _seen(other)[1] for v in names):
+        names = {v for v in seen(latin)[1] if not v[:1].isdigit()}
+        if any(v not in other.casefold() and v not in seen(other)[1] for v in names):
             return "ambiguous"
         if not names and similarity is not None and similarity < CROSS_SURE:
             return "ambiguous"  # nothing to check but the encoder, and it is not sure
@@ -331,7 +228,7 @@ def _by_language(a: str, b: str, one_language: bool, similarity: float | None) -
 
 def _span(tokens: list[str]) -> int:
     """Words in a differing part; a run of up to three Chinese characters is one word."""
-    return 1 if tokens and len(tokens) <= 3 and all(_CJK_CHAR.match(t) for t in tokens) else len(tokens)
+    return 1 if tokens and len(tokens) <= 3 and all(CJK_CHAR.match(t) for t in tokens) else len(tokens)
 
 
 def _one_slot(a: str, b: str) -> bool:
@@ -343,7 +240,7 @@ def _one_slot(a: str, b: str) -> bool:
         return False
     if {CANON.get(t, t) for t in left} & {CANON.get(t, t) for t in right}:
         return False
-    seq = _seen(a)[0]
+    seq = seen(a)[0]
     around = [t for t in (*seq[:p], *seq[len(seq) - q:]) if t not in GENERIC and t not in OWNER_WORDS]
     return bool(around)
 
@@ -351,20 +248,20 @@ def _one_slot(a: str, b: str) -> bool:
 def _diverge(a: str, b: str) -> bool:
     """A long shared beginning, then each goes its own way from a word the other never says
     ("Pull requests land on main via [squash], so …" / "… via [rebase], keeping …")."""
-    x = [CANON.get(t, t) for t in _seen(a)[0] if t not in GENERIC]
-    y = [CANON.get(t, t) for t in _seen(b)[0] if t not in GENERIC]
+    x = [CANON.get(t, t) for t in seen(a)[0] if t not in GENERIC]
+    y = [CANON.get(t, t) for t in seen(b)[0] if t not in GENERIC]
     p, _ = common_ends(x, y)
     if len([t for t in x[:p] if t not in OWNER_WORDS]) < 3 or p >= min(len(x), len(y)):
         return False
-    return x[p] not in y[p:] and y[p] not in x[p:] and x[p] not in _PREDICATE and y[p] not in _PREDICATE
+    return x[p] not in y[p:] and y[p] not in x[p:] and x[p] not in PREDICATE and y[p] not in PREDICATE
 
 
 def _end_swap(a: str, b: str) -> bool:
     """All but the last word of one is said by the other (synonyms as one), and the last
     words differ and appear nowhere else: one slot, at the end, with two values written
     as plain words ("called master" / "named main"). A negation is no word of the frame."""
-    x = [CANON.get(t, t) for t in without_negation(_seen(a)[0]) if t not in GENERIC]
-    y = [CANON.get(t, t) for t in without_negation(_seen(b)[0]) if t not in GENERIC]
+    x = [CANON.get(t, t) for t in without_negation(seen(a)[0]) if t not in GENERIC]
+    y = [CANON.get(t, t) for t in without_negation(seen(b)[0]) if t not in GENERIC]
     if len(x) < 3 or len(y) < 3 or x[-1] == y[-1] or x[-1] in y or y[-1] in x:
         return False
     short, long_ = (x, y) if len(x) <= len(y) else (y, x)
@@ -373,13 +270,13 @@ def _end_swap(a: str, b: str) -> bool:
 
 def _own_content(a: str, b: str) -> bool:
     """``a`` says something ``b`` does not: a content word (synonyms as one) missing from ``b``."""
-    have = {CANON.get(t, t) for t in _seen(b)[0]}
-    return any(CANON.get(t, t) not in have for t in _seen(a)[0] if t not in GENERIC and t not in OWNER_WORDS
+    have = {CANON.get(t, t) for t in seen(b)[0]}
+    return any(CANON.get(t, t) not in have for t in seen(a)[0] if t not in GENERIC and t not in OWNER_WORDS
                and without_negation([t]))
 
 
 def _middles(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...], int, int]:
-    x, y = _seen(a)[0], _seen(b)[0]
+    x, y = seen(a)[0], seen(b)[0]
     p, q = common_ends(x, y)
     return x[p:len(x) - q], y[p:len(y) - q], p, q
 
@@ -395,16 +292,16 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
         mx, my = (tuple(t for t in seq if t not in agreed) for seq in (mx, my))
     # synonyms are one word between ("The user's [dog] is called [Biscuit]" / "… [manager] is named [Karen]")
     if cjk(a) == cjk(b):  # in one language, and words only: a Chinese character alone is no synonym (用 ≠ use)
-        mx, my = (tuple(t if _CJK_CHAR.match(t) else CANON.get(t, t) for t in seq) for seq in (mx, my))
+        mx, my = (tuple(t if CJK_CHAR.match(t) else CANON.get(t, t) for t in seq) for seq in (mx, my))
     # a shared Chinese character ("云" in 阿里云 / 腾讯云) is part of the values, not a word between
     # them; two in a row ("负责" in 李娜负责后端 / 张伟负责前端) are a word
     pairs = set(zip(mx, mx[1:])) & set(zip(my, my[1:]))
     shared = {t for t in (set(mx) & set(my)) - _ADVERBS - OWNER_WORDS if len(t) > 1}
-    shared |= {t for pair in pairs for t in pair if _CJK_CHAR.match(t)}
+    shared |= {t for pair in pairs for t in pair if CJK_CHAR.match(t)}
     # a number or month both name ("July" in "July 14" / "July 4") is part of the value, not a word
     # between; a name both say is ("报表 [DAG 的 SLA] 是 4 小时" / "采集 …")
-    common = set(words(" ".join(_seen(a)[1] & _seen(b)[1])))
-    shared -= {t for t in common if t.isdigit() or _MONTH.fullmatch(t.capitalize())} | (_in_values(a) & _in_values(b))
+    common = set(words(" ".join(seen(a)[1] & seen(b)[1])))
+    shared -= {t for t in common if t.isdigit() or MONTH.fullmatch(t.capitalize())} | (_in_values(a) & _in_values(b))
 
     def between(seq: tuple[str, ...]) -> bool:
         inside = [k for k, t in enumerate(seq) if t in shared]
@@ -424,7 +321,7 @@ def _in_values(text: str) -> set[str]:
 
 def shared_content(a: str, b: str) -> bool:
     """They share a word that says what they are about (not just whom: "user", "用户")."""
-    return bool((set(_seen(a)[0]) & set(_seen(b)[0])) - OWNER_WORDS - GENERIC)
+    return bool((set(seen(a)[0]) & set(seen(b)[0])) - OWNER_WORDS - GENERIC)
 
 
 _POSSESSIVE = re.compile(r"^(?:the\s+|our\s+|my\s+)?((?:[\w-]+(?:\s+[\w-]+)?['’]s\s+)+)", re.IGNORECASE)
@@ -448,17 +345,17 @@ def other_subjects(a: str, b: str) -> bool:
     mx, my, p, q = _middles(a, b)
     mid_x = {CANON.get(t, t) for t in mx} - GENERIC - OWNER_WORDS
     mid_y = {CANON.get(t, t) for t in my} - GENERIC - OWNER_WORDS
-    if mid_x & mid_y and all(_CJK_CHAR.match(t) for t in mid_x & mid_y) and \
+    if mid_x & mid_y and all(CJK_CHAR.match(t) for t in mid_x & mid_y) and \
             not _bigrams(mx) & _bigrams(my):
         mid_y = mid_y - mid_x  # one Chinese character in common ("发小阿杰" / "同事小林") is not a shared word
-    seq = _seen(a)[0]
+    seq = seen(a)[0]
     # an ending that is only a value ("works at [Acme Corp]" / "'s employer is [Acme Corp]") is
     # what both say, not a frame around two subjects
-    frame = set(seq[len(seq) - q:]) - set(words(" ".join(_seen(a)[1]))) - GENERIC
+    frame = set(seq[len(seq) - q:]) - set(words(" ".join(seen(a)[1]))) - GENERIC
     # what precedes the swap is a shared subject ("用户的[…]住在南京"), whose ("The user's [son]
     # takes chess lessons …"), or nothing ("The [refunds] service publishes …")
-    vals = set(words(" ".join(_seen(a)[1] | _seen(b)[1]))) | _in_values(a) | _in_values(b)
-    if all(t in vals or t.isdigit() for t in mid_x | mid_y):
+    vals = set(words(" ".join(seen(a)[1] | seen(b)[1]))) | _in_values(a) | _in_values(b)
+    if all(t in vals or _counted(t) for t in mid_x | mid_y):
         return False  # what differs is a value ("生日是[3]月3日" / "[5]月3日"), not whom it is about
     quantities = _in_values(a) | _in_values(b)
     if any(mid and all(t.isdigit() or t in quantities for t in mid) for mid in (mid_x, mid_y)):
@@ -479,7 +376,7 @@ def _verb_in_ending(a: str, b: str) -> bool:
     what differs is the subject, not a value ("in [YAML] files" / "in [TOML] files")."""
     x, y = _RAW_WORD.findall(a.casefold()), _RAW_WORD.findall(b.casefold())
     _, q = common_ends(x, y)
-    return any(w in _COPULAS or (words(w)[:1] or [""])[0] in _PREDICATE for w in x[len(x) - q:])
+    return any(w in _COPULAS or (words(w)[:1] or [""])[0] in PREDICATE for w in x[len(x) - q:])
 
 
 def different_predicates(left: list[str], right: list[str]) -> bool:
@@ -489,5 +386,5 @@ def different_predicates(left: list[str], right: list[str]) -> bool:
     if not (left and right):
         return False
     lc, rc = [CANON.get(t, t) for t in left], [CANON.get(t, t) for t in right]
-    return (left[0] in _PREDICATE and lc[0] not in rc) or (right[0] in _PREDICATE and rc[0] not in lc)
+    return (left[0] in PREDICATE and lc[0] not in rc) or (right[0] in PREDICATE and rc[0] not in lc)
 

@@ -1,0 +1,137 @@
+"""What a memory states: the values it pins down (numbers, dates, times, quantities,
+month and day names, Latin-letter names, languages and counts written as words, one key
+each however written), its words and whether it is negated — read once per text, for
+the judge and the gate to compare."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from trulymem.dream.similarity import ABBREVIATIONS, cjk, negated, words
+from trulymem.dream.values import rates_to_compare, special_values, value_sequence, without_numbers, zh_number
+from trulymem.dream.vocab import MULTI_VALUED, MULTI_VALUED_PHRASES
+
+CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?:%|k|m|gb|mb|ms|s|h|d)?(?![\w])|\d+(?=[天月日年岁号点个次%])",
+                     re.IGNORECASE)
+# a Chinese number with its measure word (两只, 三本, 五天)
+ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[天月日年岁号点个次周只条本辆台部张件套位])")
+_MONTHS = ("january february march april may june july august september october november december "
+           "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday "
+           "sunday").split()
+# capitalised only: "may" and "march" are words too ("Interns may use the staging cluster")
+MONTH = re.compile(r"\b(?:" + "|".join(m.capitalize() for m in _MONTHS) + r")\b")
+# Names written in Latin letters: capitalised words after the first, ALL-CAPS, identifiers with digits or dots.
+# A word with a capital inside ("MariaDB", "CockroachDB") is a name even where a sentence starts.
+NAME = re.compile(r"(?<=[\w,;:'’)] )[A-Z][\w.+#-]*|\b[A-Z]{2,}[\w.+-]*|\b[A-Za-z]+\d[\w.]*|"
+                   r"(?<![A-Za-z0-9_.])[A-Za-z0-9_]+\.[A-Za-z0-9_]+(?![A-Za-z0-9_])|"
+                   r"\b[A-Z][a-z]+[A-Z][\w.+#-]*|\b[a-z]{2,}-[a-z]+-\d{1,2}[a-z]?\b")  # and regions: eu-north-1
+# Values written as words: number words, languages, weekdays (English and Chinese), one canonical key each.
+VALUE_WORDS = {w: k for k, ws in {
+    "n1": "one 一个", "n2": "two 两个 二", "n3": "three 三个", "n4": "four 四个", "n5": "five 五个", "n6": "six 六个",
+    "n7": "seven 七个", "n8": "eight 八个", "n9": "nine 九个", "n10": "ten 十个",
+    "lang-en": "english 英文 英语", "lang-zh": "chinese 中文 汉语 普通话", "lang-ja": "japanese 日文 日语",
+    "lang-fr": "french 法语 法文", "lang-de": "german 德语 德文", "lang-es": "spanish 西班牙语", "lang-ko": "korean 韩语",
+    "lang-ru": "russian 俄语", "lang-pt": "portuguese 葡萄牙语", "lang-it": "italian 意大利语",
+    "d1": "星期一 周一", "d2": "星期二 周二", "d3": "星期三 周三", "d4": "星期四 周四", "d5": "星期五 周五",
+    "d6": "星期六 周六", "d7": "星期日 星期天 周日",
+}.items() for w in ws.split()}
+_VALUE_WORD = re.compile(r"\b(?:" + "|".join(w for w in VALUE_WORDS if w.isascii()) + r")\b|"
+                         + "|".join(sorted((w for w in VALUE_WORDS if not w.isascii()), key=len, reverse=True)),
+                         re.IGNORECASE)
+PREDICATE = frozenset(words("is are was were be been has have had lives works likes loves plays owns speaks "
+                             "uses prefers moved studies teaches runs drives goes wants needs knows")) | \
+    frozenset("住养喜爱读学做当有")  # Chinese verbs that start a fact about someone (住在成都 / 是一名律师)
+
+
+@lru_cache(maxsize=131_072)
+def seen(text: str) -> tuple[tuple[str, ...], frozenset[str], bool]:
+    """A memory's words, values and negation, read once however many pairs it is in."""
+    return tuple(words(text)), frozenset(values(text)), negated(text)
+
+
+ZH_DIGITS = {ch: k for k, ch in enumerate("零一二三四五六七八九十")} | {"两": 2}
+LATIN_IN_CJK = re.compile(r"(?<![A-Za-z0-9.])[A-Za-z][A-Za-z0-9.+#-]*")
+
+
+def _small_number(token: str) -> str:
+    """One key for a small count however written ("2", "two", "两", "二"), so they never clash;
+    a time on the hour is its hour ("10:00" is "10 am" is "10点")."""
+    if re.fullmatch(r"\d{1,2}:00", token):
+        token = token.split(":")[0]
+    if token.isdigit() and 0 < int(token) <= 10:
+        return f"n{int(token)}"
+    if token in ZH_DIGITS and ZH_DIGITS[token] > 0:
+        return f"n{ZH_DIGITS[token]}"
+    return token if token[:1].isdigit() else f"zh:{token}"
+
+
+@lru_cache(maxsize=131_072)  # per text, read in every pair it is in (templated memories: thousands)
+def values(text: str) -> frozenset[str]:
+    """What a memory pins down: numbers (with units), month and day names, Latin-letter
+    names (in Chinese text, every Latin-letter word: "订单存在PostgreSQL里"). Dates, times and
+    quantities are read first, one key each however written (``dream.values``)."""
+    special, text = special_values(text)
+    found = {_small_number(m.group(0).casefold()) for m in NUMBER.finditer(text)}
+    found |= {_small_number(m.group(0) if (n := zh_number(m.group(0))) is None else str(n))
+              for m in ZH_NUMBER.finditer(text)}  # 二十一本 = 21本
+    if cjk(text):
+        found |= {m.group(0).casefold().rstrip(".") for m in LATIN_IN_CJK.finditer(text)}
+    found |= {m.group(0).casefold() for m in MONTH.finditer(text)}
+    found |= {ABBREVIATIONS.get(n, n) for n in (m.group(0).casefold().strip(".") for m in NAME.finditer(text))}
+    words_found = {VALUE_WORDS[m.group(0).casefold()] for m in _VALUE_WORD.finditer(text)}
+    # a language or number named in words stands for itself, not as a Latin-letter name too
+    found -= {m.group(0).casefold() for m in _VALUE_WORD.finditer(text)}
+    return frozenset(found | words_found | special)
+
+
+def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
+    """The values only one side has, when both sides have some the other lacks ("30天" vs
+    "14天", "OSS" vs "COS", "March 3" vs "May 3"); ``None`` when they do not clash.
+    A memory that only adds a value to the other ("Use pnpm" / "Use pnpm 9") does not clash."""
+    va, vb = seen(a)[1], seen(b)[1]
+    only_a = rates_to_compare({v for v in va - vb if not _also_said(v, b)}, vb)
+    only_b = rates_to_compare({v for v in vb - va if not _also_said(v, a)}, va)
+    if only_a and only_b and same_numbers(a, b):  # "twelve" / "12", "50k" / "50,000": one number twice written
+        only_a, only_b = {v for v in only_a if not NUMERIC.fullmatch(v)}, {v for v in only_b if not NUMERIC.fullmatch(v)}
+    return (only_a, only_b) if only_a and only_b else None
+
+
+def numbers_spelled_apart(a: str, b: str) -> bool:
+    """The same words around the same numbers in the same order, only written otherwise."""
+    return a != b and same_numbers(a, b) and value_sequence(a) == value_sequence(b) and \
+        words(without_numbers(a)) == words(without_numbers(b))
+
+
+NUMERIC = re.compile(r"n?\d[\d.,:]*(?:%|k|m|gb|mb|ms|s|h|d)?", re.IGNORECASE)
+
+
+def same_numbers(a: str, b: str) -> bool:
+    na, nb = (sorted(v for v in value_sequence(t) if v.startswith("n:")) for t in (a, b))
+    return bool(na) and na == nb
+
+
+_WORDLIKE = re.compile(r"[a-z][a-z0-9.+#-]*")
+_CAPITALISED = re.compile(r"\b[A-Z][\w-]*")
+
+
+@lru_cache(maxsize=131_072)
+def _also_said(value: str, other: str) -> bool:
+    """A name the other memory says too, where only one side read it as a name (a sentence's
+    first word: "Maya lives in Porto" / "Maya 现在住在布拉加"), or the initials of a name the
+    other spells out ("FCM" / "Firebase Cloud Messaging")."""
+    if not _WORDLIKE.fullmatch(value):
+        return False
+    stem = value[:-1] if value.endswith("s") and len(value) > 3 else value  # "GeoTIFFs" is "GeoTIFF"
+    if re.search(rf"(?<![\w.+#-]){re.escape(stem)}s?(?![\w+#-]|\.\w)", other.casefold()):
+        return True
+    initials = "".join(m.group(0)[0] for m in _CAPITALISED.finditer(other)).casefold()
+    return 2 <= len(value) <= 5 and value.isalpha() and value in initials
+
+
+def many_valued(a: str, b: str) -> bool:
+    """The frame takes many values at once ("speaks French" and "speaks Japanese")."""
+    shared = set(seen(a)[0]) & set(seen(b)[0])
+    return bool(shared & MULTI_VALUED) or any(w in a.casefold() and w in b.casefold() for w in MULTI_VALUED_PHRASES)
