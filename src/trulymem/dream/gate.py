@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream.changes import moved_to, retires
-from trulymem.dream.judge import Judged, _two_places
+from trulymem.dream.judge import Judged, _two_places, days_apart
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ
@@ -210,7 +210,7 @@ def not_a_conflict(a: str, b: str) -> bool:
         return False  # one says the other's value was given up or moved on: a change, whatever else differs
     if bool(_LIMIT.search(a)) != bool(_LIMIT.search(b)):
         return True  # a limit beside a habit or an amount ("limits coffee to 2 cups" / "drinks 3 cups a day")
-    if _two_events(a, b):
+    if _two_events(a, b) or days_apart(a, b):
         return True
     if negated(a) == negated(b) and not opposite(a, b) and not opposite(b, a):
         return bool(_ADDITIVE.search(a) or _ADDITIVE.search(b)) or (cjk(a) == cjk(b) and _two_places(a, b))

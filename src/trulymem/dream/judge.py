@@ -145,7 +145,7 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         return "contradiction"
     if frames is not None and frames(masked(a), masked(b)) < FRAME_MATCH_WORDS:
         return "distinct"  # values in two different statements ("hand-off every Wednesday" / "Dependabot PRs")
-    if other_owner(a, b) or _other_slots(clash) or _start_and_end(a, b):
+    if other_owner(a, b) or _other_slots(clash) or _start_and_end(a, b) or days_apart(a, b):
         return "distinct"  # "The user's birthday …" / "The user's mother's birthday …"
     counts = all(v[:1].isdigit() or v.startswith("n") and v[1:].isdigit() for side in clash for v in side)
     # "has two bedrooms" / "has three bedrooms": a count is one value even where the verb takes many
@@ -154,6 +154,20 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
     keyed = all(_measure(v) for side in clash for v in side)
     ending = not keyed and _same_ending(a, b)
     return "distinct" if many or ending or _two_places(a, b) or other_subjects(a, b) else "contradiction"
+
+
+def days_apart(a: str, b: str) -> bool:
+    """Other weekdays for two things that both hold: two prohibitions ("Don't deploy on
+    Fridays without approval" / "… on Mondays"), or two activities sharing no word ("works
+    from home on Mondays and Fridays" / "goes into the office Tuesday through Thursday")."""
+    clash = value_clash(a, b)
+    if clash is None or not all(v[:2] in ("w:", "f:") for side in clash for v in side) or \
+            not all(any(v.startswith("w:") for v in side) for side in clash):
+        return False
+    if seen(a)[2] and seen(b)[2]:
+        return True
+    wa, wb = (set(words(special_values(t)[1])) - GENERIC - OWNER_WORDS for t in (a, b))
+    return not wa & wb
 
 
 def _measure(value: str) -> bool:
