@@ -137,3 +137,11 @@ def test_a_chinese_place_name_against_a_latin_one(han: str, latin: str, same: bo
     """Told apart only where the Latin name is pinyin of another place; a foreign place's
     Chinese name (by sound or by meaning) is never read as a different place."""
     assert same_place(han, latin) is same and same_place(latin, han) is same
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The user works at FieldLens", "Renata works at FieldLens."), ("用户在 FieldLens 工作", "Renata 在 FieldLens 工作"),
+    ("The user prefers dark mode", "Renata prefers light mode"), ("Alice works at Acme", "Bob works at Acme")])
+def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: str, b: str) -> None:
+    """The user and a person named may be one (the user's own name) or two: never a conflict."""
+    assert outcome(tmp_path / "d.db", a, b) in ("none", "review")

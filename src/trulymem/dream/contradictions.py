@@ -261,6 +261,8 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
             else None
     if not left or not right or _synonyms(left, right) or set(left) <= set(right) or set(right) <= set(left):
         return None
+    if p == 0 and (OWNER_WORDS & set(left) or OWNER_WORDS & set(right)):
+        return None  # "[The user] works at FieldLens" / "[Renata] …": the user may be the one named
     if other_attribute(a.memory, b.memory):
         return "distinct", topic  # "favourite [band] is [Myslovitz]" / "favourite [colour] is [teal]"
     if differ(a.memory, b.memory):

@@ -136,7 +136,9 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
             return None
         # one slot, two values written as plain words ("prefers dark mode" / "light mode",
         # "called master" / "named main"): a disagreement, unless the frame takes many values
-        mx, my, p, _ = _middles(a, b)
+        mx, my, p, q = _middles(a, b)
+        if p == 0 and q >= 2:  # whom it is about differs, not a value: the user may be the one named
+            return "ambiguous" if set(mx) & OWNER_WORDS or set(my) & OWNER_WORDS else "distinct"
         many = many_valued(a, b) or (p > 0 and different_predicates(list(mx), list(my))) or other_subjects(a, b)
         return "distinct" if many else "contradiction"
     if not one_language:  # the words around the values cannot be compared: the frames' meaning can
