@@ -22,6 +22,7 @@ from trulymem.dream.values import (
     kin_differs,
     maybe_same_date,
     people_differ,
+    roughly_equal,
     special_values,
     value_sequence,
     without_numbers,
@@ -182,7 +183,7 @@ def gate(a: str, b: str, verdict: Judged, sure: bool = True) -> Gated:
     if verdict == "contradiction":
         if not_a_conflict(a, b):
             return "distinct"
-        return "review" if _values_agree(a, b) or not sure else "contradiction"
+        return "review" if _values_agree(a, b) or roughly_equal(a, b) or not sure else "contradiction"
     return "distinct" if verdict == "distinct" else "review"
 
 
@@ -193,7 +194,7 @@ def veto_conflict(a: str, b: str) -> Gated | None:
         return "duplicate"
     if apart(a, b) is not None or not_a_conflict(a, b):
         return "distinct"
-    return "review" if _values_agree(a, b) or maybe_same_date(a, b) else None
+    return "review" if _values_agree(a, b) or maybe_same_date(a, b) or roughly_equal(a, b) else None
 
 
 _ADDITIVE = re.compile(r"\b(?:also|too|as well|in addition|besides)\b|也|还会|还有|另外|此外", re.IGNORECASE)

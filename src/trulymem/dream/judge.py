@@ -98,6 +98,8 @@ def _by_change(a: str, b: str, one_language: bool) -> Judged | None:
 
 def _by_single(a: str, b: str) -> Judged | None:
     """One place of home, one favourite of a kind: "用户住在大连" / "用户目前定居在烟台"."""
+    if singles.same_value(a, b):
+        return "duplicate"  # "Lives in Austin, Texas" / "Is based in Austin, TX": whether to merge is the gate's
     return "contradiction" if singles.differ(a, b) else "distinct" if singles.other_attribute(a, b) else None
 
 
@@ -194,9 +196,11 @@ def _other_slots(clash: tuple[set[str], set[str]]) -> bool:
     return not ka & kb or len(ka) == len(kb) == 2
 
 
-_START = re.compile(r"\b(?:begins?|began|begun|starts?|started|kicked off|kicks off|launch(?:ed|es)?|opened)\b|开始|启动|"
+_START = re.compile(r"\b(?:begins?|began|begun|starts?|started|kicked off|kicks off|launch(?:ed|es)?|opened|issued|signed|"
+                    r"departs?|departed|departure|outbound)\b|开始|启动|签订|签署|签发|出发|去程|"
                     r"上线|开工", re.IGNORECASE)
-_END = re.compile(r"\b(?:complete[ds]?|finish(?:ed|es)?|ends?|ended|wrapped up|closed|was done)\b|完成|结束|收尾|完工",
+_END = re.compile(r"\b(?:complete[ds]?|finish(?:ed|es)?|ends?|ended|wrapped up|closed|was done|expires?|expired|expiry|"
+                  r"return(?:s|ed)?)\b|完成|结束|收尾|完工|到期|过期|返程|回程",
                   re.IGNORECASE)
 
 

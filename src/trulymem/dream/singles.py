@@ -101,6 +101,15 @@ def differ(a: str, b: str) -> bool:
     return kin(a) == kin(b) and named_people(a) == named_people(b)
 
 
+def same_value(a: str, b: str) -> bool:
+    """Both state one person's one-at-a-time value and name the same one ("Lives in Austin,
+    Texas" / "Is based in Austin, TX"; 苏州 / Suzhou)."""
+    sa, sb = single(a), single(b)
+    if sa is None or sb is None or sa[:2] != sb[:2] or kin(a) != kin(b):
+        return False
+    return name_key(sa[2]) == name_key(sb[2]) or (cjk(a) != cjk(b) and same_place(sa[2], sb[2]) is True)
+
+
 def other_attribute(a: str, b: str) -> bool:
     """Both state a one-at-a-time value, of two attributes ("favourite band" / "favourite colour")."""
     sa, sb = single(a), single(b)  # across languages the kinds are not comparable words

@@ -94,9 +94,22 @@ def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
     va, vb = seen(a)[1], seen(b)[1]
     only_a = rates_to_compare({v for v in va - vb if not _also_said(v, b)}, vb)
     only_b = rates_to_compare({v for v in vb - va if not _also_said(v, a)}, va)
+    only_a, only_b = only_a - _abbreviations(a, only_a, only_b), only_b - _abbreviations(b, only_b, only_a)
     if only_a and only_b and same_numbers(a, b):  # "twelve" / "12", "50k" / "50,000": one number twice written
         only_a, only_b = {v for v in only_a if not NUMERIC.fullmatch(v)}, {v for v in only_b if not NUMERIC.fullmatch(v)}
     return (only_a, only_b) if only_a and only_b else None
+
+
+def _abbreviations(text: str, own: set[str], other: set[str]) -> set[str]:
+    """The values written in capitals that shorten a word the other side has instead
+    ("Austin, TX" / "Austin, Texas"): its letters, in order, from its first."""
+    return {v for v in own if 2 <= len(v) <= 3 and v.isalpha() and re.search(rf"\b{v.upper()}\b", text)
+            and any(w[:1] == v[0] and len(w) > len(v) and w.isalpha() and _in_order(v, w) for w in other)}
+
+
+def _in_order(short: str, long: str) -> bool:
+    rest = iter(long)
+    return all(ch in rest for ch in short)
 
 
 def numbers_spelled_apart(a: str, b: str) -> bool:

@@ -129,6 +129,9 @@ _UNITS.update({"gigabyte": ("bytes", 1024 ** 2), "megabyte": ("bytes", 1024)})
 _AND_A_HALF = re.compile(rf"\b(an?|one|\d+|{_EN_WORDNUM})\s+(minute|hour|day|week|month|year)s?\s+and\s+a\s+half\b",
                          re.IGNORECASE)
 _ZH_QUARTERS = re.compile(r"([一三])刻钟")
+# "1h50m", "1 hr 50 min", "2h30"
+_HOURS_MINUTES = re.compile(r"(?<![\w.])(\d{1,3})\s*h(?:rs?|ours?)?\s*(\d{1,2})\s*(?:m(?:in(?:ute)?s?)?)?(?![\w:])",
+                            re.IGNORECASE)
 # a URL or a path names one place exactly: "fernweh.app/privacy" is not "fernweh.app/legal/privacy"
 _PATHLIKE = re.compile(r"(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}(?:/[\w.~%-]+)+/?|(?<![\w/])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+",
                        re.IGNORECASE)
@@ -259,7 +262,8 @@ _EN_WORDS = "|".join(sorted((w for w in _EN_NUMBER if len(w) > 2), key=len, reve
 # a number not read as a date, time or quantity: its sign (not after a digit: "9-5" is a range),
 # currency symbol, digits (thousands separators, decimals), "k" and "%"; a Chinese numeral before a measure word
 _PLAIN_NUMBER = re.compile(r"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹])?\s?(\d+(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
-                           r"(?:\s?([kK])(?![a-zA-Z])|\s?(%|percent\b))?([$€£¥￥₹])?"
+                           r"(?:\s?([kK]|million|billion|mn|bn)(?![a-zA-Z])|\s?(%|percent\b))?"
+                           r"([$€£¥￥₹]|\s?(?-i:USD|EUR|GBP|CNY|RMB|JPY|INR)\b|\s?(?:dollars?|euros?)\b)?"
                            rf"|([{_ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分])"
                            rf"|\b((?:(?:{_ONES}|a)\s+hundred(?:\s+(?:and\s+)?(?:{_TENS}|{_EN_WORDS}))?"
                            rf"|(?:{_TENS}))(?:[- ](?:{_ONES}))?|(?:half\s+)?a\s+dozen|{_EN_WORDS})\b", re.IGNORECASE)
@@ -268,6 +272,12 @@ _PLAIN_NUMBER = re.compile(r"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹])?\s?(\
 def without_numbers(text: str) -> str:
     """The text with its plain numbers (``value_sequence``'s, in any spelling) blanked."""
     return _PLAIN_NUMBER.sub(" ", text)
+
+
+_SCALE = {"": 1, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
+# "2000 USD" is "$2,000", "300 euros" is "€300"
+_CURRENCY = {"usd": "$", "dollar": "$", "dollars": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£", "cny": "¥",
+             "rmb": "¥", "jpy": "¥", "inr": "₹"}
 
 
 def _signed(m: re.Match[str]) -> str:
@@ -281,8 +291,9 @@ def _signed(m: re.Match[str]) -> str:
         for w in re.split(r"[-\s]+", spoken):
             total = max(total, 1) * 100 if w == "hundred" else total + _EN_NUMBER.get(w, _TENS_N.get(w, 0))
         return f"n:{total}"
-    n = float(m.group(3).replace(",", "")) * (1000 if m.group(4) else 1)
-    money = (m.group(2) or m.group(6) or "").replace("￥", "¥")
+    n = float(m.group(3).replace(",", "")) * _SCALE[(m.group(4) or "").casefold()]
+    money = (m.group(2) or _CURRENCY.get((m.group(6) or "").strip().casefold(), m.group(6) or "")).replace("￥", "¥")
+    n = round(n, 6)
     sign = "-" if m.group(1) in ("-", "−") else ""
     return f"n:{sign}{money}{int(n) if n.is_integer() else n}{'%' if m.group(5) else ''}"
 
@@ -327,6 +338,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     for pattern, key in _FREQUENCY:
         take(pattern, lambda m, key=key: key)
     take(_AND_A_HALF, _and_a_half)
+    take(_HOURS_MINUTES, lambda m: f"q:time:{int(m.group(1)) * 3600 + int(m.group(2)) * 60}")
     take(_ZH_QUARTERS, lambda m: f"q:time:{900 if m.group(1) == '一' else 2700}")
     take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
@@ -415,3 +427,25 @@ def _quantity(m: re.Match[str]) -> str | None:
         return None  # "1990s" is a decade, not seconds
     total = amount * size
     return f"q:{dim}:{int(total) if float(total).is_integer() else round(total, 6)}"
+
+
+_ROUGHLY = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|or so|give or take)\b|~|"
+                      r"大概|大约|约|左右|差不多|将近|上下", re.IGNORECASE)
+_AMOUNT = re.compile(r"^(q:[a-z]+:|n:-?[$€£¥₹]?)(\d+(?:\.\d+)?)(%?)$")
+
+
+def roughly_equal(a: str, b: str) -> bool:
+    """One gives an amount as an estimate ("about 2 hours", 大概40分钟) and the other's is
+    within a tenth of it ("1h50m", 38分钟): one fact, for a person to read, never a conflict."""
+    if not (_ROUGHLY.search(a) or _ROUGHLY.search(b)):
+        return False
+    sa, sb = set(value_sequence(a)), set(value_sequence(b))
+    amounts_a = [m for v in sa - sb if (m := _AMOUNT.match(v))]
+    amounts_b = [m for v in sb - sa if (m := _AMOUNT.match(v))]
+    if len(amounts_a) != 1 or len(amounts_b) != 1:
+        return False
+    ma, mb = amounts_a[0], amounts_b[0]
+    if (ma[1], ma[3]) != (mb[1], mb[3]):
+        return False
+    x, y = float(ma[2]), float(mb[2])
+    return abs(x - y) <= 0.1 * max(x, y)

@@ -25,9 +25,10 @@ SINGLE_PREFIXES = ("current_", "favorite_", "favourite_", "preferred_", "primary
 MULTI_VALUED = frozenset(words(
     "like likes love loves enjoy enjoys visit visited read reads watch watched play plays know knows have has own "
     "owns speak speaks want wants need needs friend friends member learn learning study studies eat "
-    "eats drink drinks collect collects tried try went attended met allergic allergy allergies"))
+    "eats drink drinks collect collects tried try went attended met allergic allergy allergies certification "
+    "certifications certified"))
 MULTI_VALUED_PHRASES = ("喜欢", "喜爱", "爱吃", "爱看", "去过", "看过", "读过", "玩过", "认识", "学过", "吃过", "喝过", "朋友",
-                   "养", "been to", "traveled to", "travelled to")  # phrases whose words are stopwords
+                   "养", "证书", "been to", "traveled to", "travelled to")  # phrases whose words are stopwords
 # Words that carry no topic of their own: left out when comparing what memories say.
 GENERIC = frozenset(words("use uses used using make makes made get gets got go goes set put keep take give do does "
                           "done thing things always usually often sometimes really very just also still already "
