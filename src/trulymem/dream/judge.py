@@ -323,12 +323,26 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
     common = set(words(" ".join(seen(a)[1] & seen(b)[1])))
     shared -= {t for t in common if t.isdigit() or MONTH.fullmatch(t.capitalize())} | (_in_values(a) & _in_values(b))
 
+    agreed = _in_values(a) & _in_values(b)  # "nightly" both say: neither a word between nor a place
+
+    def place(t: str) -> bool:  # a word that differs and says what the memory is about
+        return t not in shared and t not in agreed and t not in _CHANGE_WORDS and t not in OWNER_WORDS \
+            and t not in _ADVERBS
+
     def between(seq: tuple[str, ...]) -> bool:
         inside = [k for k, t in enumerate(seq) if t in shared]
-        return bool(inside) and any(t not in shared for t in seq[:inside[0]]) and \
-            any(t not in shared for t in seq[inside[-1] + 1:]) and \
+        return bool(inside) and any(place(t) for t in seq[:inside[0]]) and \
+            any(place(t) for t in seq[inside[-1] + 1:]) and \
             (small is None or sum(t not in shared for t in seq) <= small)
     return between(mx) and between(my)
+
+
+# how a change or a correction is told, around the value it changes: no second place where two memories differ
+# ("[Correction:] user's birthday is April [21]", "[User raised] the grocery budget to [$550]")
+_CHANGE_WORDS = frozenset(words(
+    "correction corrected actually now currently current new newly raised lowered increased decreased reduced cut "
+    "bumped rescheduled moved changed updated switched pushed extended shortened since as of after at renewal "
+    "got was were been has have had is are went up down to from then these days anymore any more"))
 
 
 _ADVERBS = GENERIC - frozenset(words("use make get go set put keep take give do done"))  # verbs separate

@@ -53,6 +53,8 @@ PAST = re.compile(r"\bused to\b|\bformerly\b|\bonce lived\b|\bgrew up\b|\bas a (
                    r"以前|之前|曾经|曾|小时候|原来|从前|过去")
 # Whom it is about, apart from the user ("his", "他" in a note about the user are the user)
 _PRONOUNS = frozenset(words("he she his her they their him 他 她 他们"))
+# when, not who: "As of January the user lives in …", "Since 2023, Maya …"
+_WHEN = re.compile(r"\b(?:as of|since|from|in|after|before)\s+\S+(?:\s+\d{4})?,?|\b\d{4}\b", re.IGNORECASE)
 _NOW_ZH = re.compile(r"现在|目前|如今|最近|已经|这几年|今年|一直|仍然|依然|仍旧|还是|还|也|都")
 # A team, a project or a system moves too ("The team moved to Slack", 团队搬到了钉钉上): not a home.
 _NOT_PERSON = re.compile(r"\b(?:we|our|us|team|teams|project|company|service|services|app|apps|api|server|servers|"
@@ -84,7 +86,7 @@ def single(text: str) -> Single | None:
 
 def _person(who: str) -> frozenset[str]:
     """Whom a statement is about, as words ("The user", "用户", "his" are the owner: empty)."""
-    return frozenset(words(_NOW_ZH.sub("", who))) - OWNER_WORDS - GENERIC - _PRONOUNS
+    return frozenset(words(_NOW_ZH.sub("", _WHEN.sub(" ", who)))) - OWNER_WORDS - GENERIC - _PRONOUNS
 
 
 def differ(a: str, b: str) -> bool:
