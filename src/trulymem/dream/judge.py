@@ -59,6 +59,7 @@ def _same_ending(a: str, b: str) -> bool:
 FrameSimilarity = Callable[[str, str], float]
 FRAME_MATCH = 0.7         # across languages
 FRAME_MATCH_WORDS = 0.65  # in one language, where the words around the values already line up
+FRAME_MATCH_CHANGE = 0.45  # … where one says its value changed, and both values are dates (or times, or amounts)
 CROSS_SURE = 0.6          # a cross-language pair with no name to check: the encoder alone must be this sure
 
 
@@ -147,7 +148,9 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         if many_valued(a, b) or frames is None or frames(masked(a, b), masked(b, a)) < FRAME_MATCH:
             return "ambiguous"
         return "contradiction"
-    if frames is not None and frames(masked(a), masked(b)) < FRAME_MATCH_WORDS:
+    told_change = _TOLD_CHANGE.search(a) or _TOLD_CHANGE.search(b)
+    if frames is not None and frames(masked(a), masked(b)) < (FRAME_MATCH_CHANGE if told_change and _one_kind(clash)
+                                                             else FRAME_MATCH_WORDS):
         return "distinct"  # values in two different statements ("hand-off every Wednesday" / "Dependabot PRs")
     if other_owner(a, b) or _other_slots(clash) or _start_and_end(a, b) or days_apart(a, b):
         return "distinct"  # "The user's birthday …" / "The user's mother's birthday …"
@@ -172,6 +175,19 @@ def days_apart(a: str, b: str) -> bool:
         return True
     wa, wb = (set(words(special_values(t)[1])) - GENERIC - OWNER_WORDS for t in (a, b))
     return not wa & wb
+
+
+# a value said to have changed: "was pushed to November 30", "went up to $2,050", 推迟到, 改到
+_TOLD_CHANGE = re.compile(r"\b(?:pushed|moved|rescheduled|switched|changed|raised|lowered|increased|decreased|went up|"
+                          r"went down|bumped|upgraded|downgraded|extended|postponed|delayed|brought forward|updated|"
+                          r"correction|now|no longer|any ?more)\b|改到|改成|改为|推迟|提前到|调整|调到|提高到|降到|现在|已经",
+                          re.IGNORECASE)
+
+
+def _one_kind(clash: tuple[set[str], set[str]]) -> bool:
+    """Both sides' differing values are dates, or times, or amounts of one dimension."""
+    kinds = {v.rsplit(":", 1)[0] if v.startswith("q:") else v[:2] for side in clash for v in side}
+    return len(kinds) == 1 and all(_measure(v) for side in clash for v in side)
 
 
 def _measure(value: str) -> bool:
