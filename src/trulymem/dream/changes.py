@@ -27,9 +27,10 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:ripped|tore|swapped)\s+(?P<old>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+out\b",
     r"\b(?:sold|gave away)\s+(?:the\s+|his\s+|her\s+|their\s+|my\s+|our\s+)(?P<old>(?:[^,.;]|\.(?=\w))+?)"
     r"(?=[,.;]|\s+(?:and|to|for|last|this|in)\b|$)",
-    r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|gave up|given up)\s+"
+    r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|gave up|given up|"
+    r"(?:has |have )?quit|(?:has |have )?stopped)\s+"
     r"(?:the\s+|on\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)(?:\s+(?:completely|entirely|altogether|for good))?"
-    r"(?=[,.;]|\s+(?:and|in favou?r of|for)\b|$)",
+    r"(?=[,.;]|\s+(?:and|in favou?r of|for|after|last|this|in|since|when|because)\b|$)",
     r"\b(?:doesn't|does not|don't|do not|didn't|no longer)\s+(?:use|uses|run|runs|drive|drives|own|owns|play|plays|"
     r"drink|drinks|eat|eats)\s+(?:an?\s+|the\s+|any\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:any\s?more|now)\b",
     r"\b(?:the\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:was|were|has been|have been|got|is being)\s+(?:retired|removed|dropped|"
@@ -44,7 +45,7 @@ _CHANGE_ZH = [re.compile(p) for p in (
 
 # a cheap look for the words every change pattern needs, before the patterns themselves
 _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|changed|went|upgraded|transitioned|replaced|"
-                          r"no longer|instead of|left|quit|gave up|given up|any ?more|"
+                          r"no longer|instead of|left|quit|stopped|gave up|given up|any ?more|"
                           r"ripped|tore|sold|gave away|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
                           r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
                           re.IGNORECASE)

@@ -94,8 +94,8 @@ _OPPOSITES = [(frozenset(x.split("|")), frozenset(y.split("|"))) for x, y in (
     ("automatic|automatically|自动", "manual|manually|by hand|hand-written|手动|人工|手工"),
     ("always|总是|每次都|一律", "never|从不|绝不|永远不"),
     ("required|mandatory|compulsory|必须|必需|强制", "optional|not required|可选|不必|无需|不需要"),
-    ("enabled|开启|启用|打开", "disabled|关闭|禁用"),
-    ("allowed|permitted|允许|可以|同意", "forbidden|prohibited|banned|not allowed|not permitted|nobody may|no one may|"
+    ("enabled|turned on|switched on|开启|启用|打开", "disabled|turned off|switched off|关闭|禁用"),
+    ("allowed|permitted|允许|可以|同意", "forbidden|prohibited|banned|blocked|not allowed|not permitted|nobody may|no one may|"
      "nobody is allowed|no one is allowed|禁止|不允许|不准|不要|不能"),
     # not minding something is no dislike of it
     ("doesn't mind|does not mind|don't mind|is fine with|is okay with|is ok with|不介意|无所谓",
