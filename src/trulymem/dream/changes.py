@@ -33,6 +33,15 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"(?=[,.;]|\s+(?:and|in favou?r of|for|after|last|this|in|since|when|because)\b|$)",
     r"\b(?:doesn't|does not|don't|do not|didn't|no longer)\s+(?:use|uses|run|runs|drive|drives|own|owns|play|plays|"
     r"drink|drinks|eat|eats)\s+(?:an?\s+|the\s+|any\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:any\s?more|now)\b",
+    # "cancelled Spotify", "deleted the LastPass vault", "exported everything out of Evernote"
+    r"\b(?:cancell?ed|deleted|uninstalled|unsubscribed from|ditched|dumped)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|"
+    r"their\s+)?(?P<old>(?-i:[A-Z])[\w.+-]*(?:\s+(?-i:[A-Z])[\w.+-]*)?)",
+    r"\b(?:moved|exported|migrated|got)\s+(?:[\w'’-]+\s+){0,3}?(?:out of|off of|off|away from)\s+"
+    r"(?P<old>(?-i:[A-Z])[\w.+-]*(?:\s+(?-i:[A-Z])[\w.+-]*)?)",
+    # "Zendesk was cancelled in May", "the Datadog contract lapsed"
+    r"(?P<old>(?-i:[A-Z])[\w.+-]*(?:\s+(?-i:[A-Z])[\w.+-]*)?)(?:\s+(?:contract|subscription|account|plan|licen[cs]e|box|"
+    r"server|instance|vault|files?))?\s+(?:(?:was|were|has been|have been|got)\s+(?:cancell?ed|deleted|archived)|"
+    r"lapsed|expired)\b",
     r"\b(?:the\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:was|were|has been|have been|got|is being)\s+(?:retired|removed|dropped|"
     r"decommissioned|deprecated|shut down|turned off|phased out|ripped out)\b")]
 _CHANGE_ZH = [re.compile(p) for p in (
@@ -46,7 +55,8 @@ _CHANGE_ZH = [re.compile(p) for p in (
 # a cheap look for the words every change pattern needs, before the patterns themselves
 _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|changed|went|upgraded|transitioned|replaced|"
                           r"no longer|instead of|left|quit|stopped|gave up|given up|any ?more|"
-                          r"ripped|tore|sold|gave away|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
+                          r"ripped|tore|sold|gave away|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|cancell?ed|deleted|"
+                          r"uninstalled|unsubscribed|ditched|dumped|exported|out of|lapsed|expired|archived|"
                           r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
                           re.IGNORECASE)
 
@@ -64,12 +74,18 @@ def replaced_value(text: str) -> str | None:
     return None
 
 
+_NAME_IN = re.compile(r"(?-i:[A-Z])[\w.+-]*(?:\s+(?-i:[A-Z])[\w.+-]*)*")
+
+
 def retires(change: str, other: str) -> bool:
     """``change`` gives up a value ``other`` states, and ``other`` is no change itself. What
     moved is not required to be named in ``other`` too: a change often names it in other
     words ("the frontend" / "our website")."""
     old = replaced_value(change)
-    if old is None or replaced_value(other) is not None or not mentions(other, old):
+    if old is None or replaced_value(other) is not None:
+        return False
+    name = _NAME_IN.search(old)  # "the Jenkins box was shut down": the name is what the other says
+    if not mentions(other, old) and (name is None or not mentions(other, name.group(0))):
         return False
     moved = single(change)  # "moved from Qingdao to Hefei" retires where he lived, not the club he supports
     return moved is None or moved[0] != "home" or single(other) is not None
