@@ -55,8 +55,8 @@ _CHANGE_ZH = [re.compile(p) for p in (
 # a cheap look for the words every change pattern needs, before the patterns themselves
 _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|changed|went|upgraded|transitioned|replaced|"
                           r"no longer|instead of|left|quit|stopped|gave up|given up|any ?more|"
-                          r"ripped|tore|sold|gave away|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|cancell?ed|deleted|"
-                          r"uninstalled|unsubscribed|ditched|dumped|exported|out of|lapsed|expired|archived|"
+                          r"ripped|tore|sold|gave away|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
+                          r"cancell?ed|deleted|uninstalled|unsubscribed|ditched|dumped|exported|out of|lapsed|expired|archived|"
                           r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
                           re.IGNORECASE)
 
