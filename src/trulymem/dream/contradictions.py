@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
@@ -261,6 +262,8 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
             else None
     if not left or not right or _synonyms(left, right) or set(left) <= set(right) or set(right) <= set(left):
         return None
+    if _numbered(left, a.memory) and _numbered(right, b.memory):
+        return "distinct", topic  # "Service svc-[36] deploys to Fly.io" / "svc-[218]", "Ticket #[66560]": whose, not what
     if p == 0 and (OWNER_WORDS & set(left) or OWNER_WORDS & set(right)):
         return None  # "[The user] works at FieldLens" / "[Renata] …": the user may be the one named
     if other_attribute(a.memory, b.memory):
@@ -285,6 +288,14 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
     if not free and relation_key(a.relation) == relation_key(b.relation) and _single_valued(a.relation):
         return "conflict", topic
     return "distinct", topic
+
+
+_NUMBERED = re.compile(r"(?:[A-Za-z][\w.]*[-_]|#)(\d+)\b")
+
+
+def _numbered(span: Sequence[str], text: str) -> bool:
+    """The differing words are the numbers of names ("svc-36", "#66560"), not values."""
+    return bool(span) and set(span) <= set(_NUMBERED.findall(text))
 
 
 def _measures(a: str, b: str) -> bool:

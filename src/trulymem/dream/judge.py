@@ -27,6 +27,7 @@ from trulymem.dream.stated import (
     PREDICATE,
     VALUE_WORDS,
     ZH_DIGITS,
+    Clash,
     many_valued,
     numbers_spelled_apart,
     seen,
@@ -37,8 +38,11 @@ from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
 Judged = Literal["duplicate", "contradiction", "distinct", "ambiguous"]
-def _counted(token: str) -> bool:
-    return token.isdigit() or token in VALUE_WORDS or token in ZH_DIGITS
+def _counted(token: str, text: str = "") -> bool:
+    """A count written as a word or a small number on its own (not "svc-36", "#66560")."""
+    if token.isdigit():
+        return not text or (int(token) <= 20 and re.search(rf"(?<![\w#-]){token}(?![\w-])", text) is not None)
+    return token in VALUE_WORDS or token in ZH_DIGITS
 
 
 def _same_ending(a: str, b: str) -> bool:
@@ -49,7 +53,8 @@ def _same_ending(a: str, b: str) -> bool:
     x, y = seen(a)[0], seen(b)[0]
     p, q = common_ends(x, y)
     tail = x[len(x) - q:]
-    counts = all(_counted(t) for t in (*x[p:len(x) - q], *y[p:len(y) - q]))  # "has [one] sister", 有[两]个妹妹
+    # "has [one] sister", 有[两]个妹妹; not a number that names something ("svc-[36]", "Ticket #[66560]")
+    counts = all(_counted(t, a + " " + b) for t in (*x[p:len(x) - q], *y[p:len(y) - q]))
     return 0 < q < min(len(x), len(y)) and (q >= 2 or any(t in PREDICATE for t in tail)) and not counts
 
 
@@ -184,7 +189,7 @@ _TOLD_CHANGE = re.compile(r"\b(?:pushed|moved|rescheduled|switched|changed|raise
                           re.IGNORECASE)
 
 
-def _one_kind(clash: tuple[set[str], set[str]]) -> bool:
+def _one_kind(clash: Clash) -> bool:
     """Both sides' differing values are dates, or times, or amounts of one dimension."""
     kinds = {v.rsplit(":", 1)[0] if v.startswith("q:") else v[:2] for side in clash for v in side}
     return len(kinds) == 1 and all(_measure(v) for side in clash for v in side)
@@ -195,7 +200,7 @@ def _measure(value: str) -> bool:
     return ":" in value or value.endswith("%")
 
 
-def _kinds(values_: set[str]) -> set[str]:
+def _kinds(values_: frozenset[str]) -> set[str]:
     """"name" and/or "measure"; a number that is part of a name on the same side ("2" in
     "us-east-2") is the name's."""
     names = [v for v in values_ if not (_measure(v) or NUMERIC.fullmatch(v))]
@@ -204,7 +209,7 @@ def _kinds(values_: set[str]) -> set[str]:
     return ({"name"} if names else set()) | ({"measure"} if measures else set())
 
 
-def _other_slots(clash: tuple[set[str], set[str]]) -> bool:
+def _other_slots(clash: Clash) -> bool:
     """What differs is not one slot: a name on one side, a date or amount on the other ("[Piotr]"
     / "1:1 … on [Wednesdays]"), or a name and a date on both ("[v1.0] was released on [9 Jan]" /
     "[v2.0] shipped on [20 May]": two releases)."""

@@ -87,7 +87,8 @@ def values(text: str) -> frozenset[str]:
     return frozenset(found | words_found | special)
 
 
-def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
+@lru_cache(maxsize=131_072)  # per pair, asked by the judge, the gate and the review list
+def value_clash(a: str, b: str) -> Clash | None:
     """The values only one side has, when both sides have some the other lacks ("30天" vs
     "14天", "OSS" vs "COS", "March 3" vs "May 3"); ``None`` when they do not clash.
     A memory that only adds a value to the other ("Use pnpm" / "Use pnpm 9") does not clash."""
@@ -97,7 +98,10 @@ def value_clash(a: str, b: str) -> tuple[set[str], set[str]] | None:
     only_a, only_b = only_a - _abbreviations(a, only_a, only_b), only_b - _abbreviations(b, only_b, only_a)
     if only_a and only_b and same_numbers(a, b):  # "twelve" / "12", "50k" / "50,000": one number twice written
         only_a, only_b = {v for v in only_a if not NUMERIC.fullmatch(v)}, {v for v in only_b if not NUMERIC.fullmatch(v)}
-    return (only_a, only_b) if only_a and only_b else None
+    return (frozenset(only_a), frozenset(only_b)) if only_a and only_b else None
+
+
+Clash = tuple[frozenset[str], frozenset[str]]  # the values only each side has
 
 
 def _abbreviations(text: str, own: set[str], other: set[str]) -> set[str]:

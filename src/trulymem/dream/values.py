@@ -359,6 +359,7 @@ def rates_to_compare(own: set[str], other: frozenset[str]) -> set[str]:
     return own if any(v.startswith("r:") for v in other) else {v for v in own if not v.startswith("r:")}
 
 
+@lru_cache(maxsize=65_536)
 def _maybe_dates(text: str) -> frozenset[str]:
     """The dates an ambiguous 03/04 may be (March 4 or 3 April): equal to neither for sure."""
     out: set[str] = set()
