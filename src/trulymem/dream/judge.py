@@ -153,7 +153,7 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         if many_valued(a, b) or frames is None or frames(masked(a, b), masked(b, a)) < FRAME_MATCH:
             return "ambiguous"
         return "contradiction"
-    told_change = _TOLD_CHANGE.search(a) or _TOLD_CHANGE.search(b)
+    told_change = _told_change(a) or _told_change(b)
     if frames is not None and frames(masked(a), masked(b)) < (FRAME_MATCH_CHANGE if told_change and _one_kind(clash)
                                                              else FRAME_MATCH_WORDS):
         return "distinct"  # values in two different statements ("hand-off every Wednesday" / "Dependabot PRs")
@@ -187,6 +187,11 @@ _TOLD_CHANGE = re.compile(r"\b(?:pushed|moved|rescheduled|switched|changed|raise
                           r"went down|bumped|upgraded|downgraded|extended|postponed|delayed|brought forward|updated|"
                           r"correction|now|no longer|any ?more)\b|改到|改成|改为|推迟|提前到|调整|调到|提高到|降到|现在|已经",
                           re.IGNORECASE)
+
+
+@lru_cache(maxsize=131_072)
+def _told_change(text: str) -> bool:
+    return _TOLD_CHANGE.search(text) is not None
 
 
 def _one_kind(clash: Clash) -> bool:

@@ -93,8 +93,13 @@ def value_clash(a: str, b: str) -> Clash | None:
     "14天", "OSS" vs "COS", "March 3" vs "May 3"); ``None`` when they do not clash.
     A memory that only adds a value to the other ("Use pnpm" / "Use pnpm 9") does not clash."""
     va, vb = seen(a)[1], seen(b)[1]
-    only_a = rates_to_compare({v for v in va - vb if not _also_said(v, b)}, vb)
-    only_b = rates_to_compare({v for v in vb - va if not _also_said(v, a)}, va)
+    if va <= vb or vb <= va:
+        return None  # one side adds values, or none differ: no clash, whatever is said alike
+    only_a = {v for v in va - vb if not _also_said(v, b)}
+    only_b = {v for v in vb - va if not _also_said(v, a)} if only_a else set()
+    if not (only_a and only_b):
+        return None
+    only_a, only_b = rates_to_compare(only_a, vb), rates_to_compare(only_b, va)
     only_a, only_b = only_a - _abbreviations(a, only_a, only_b), only_b - _abbreviations(b, only_b, only_a)
     if only_a and only_b and same_numbers(a, b):  # "twelve" / "12", "50k" / "50,000": one number twice written
         only_a, only_b = {v for v in only_a if not NUMERIC.fullmatch(v)}, {v for v in only_b if not NUMERIC.fullmatch(v)}
@@ -107,7 +112,7 @@ Clash = tuple[frozenset[str], frozenset[str]]  # the values only each side has
 def _abbreviations(text: str, own: set[str], other: set[str]) -> set[str]:
     """The values written in capitals that shorten a word the other side has instead
     ("Austin, TX" / "Austin, Texas"): its letters, in order, from its first."""
-    return {v for v in own if 2 <= len(v) <= 3 and v.isalpha() and re.search(rf"\b{v.upper()}\b", text)
+    return {v for v in own if 2 <= len(v) <= 3 and v.isalpha() and other and re.search(rf"\b{v.upper()}\b", text)
             and any(w[:1] == v[0] and len(w) > len(v) and w.isalpha() and _in_order(v, w) for w in other)}
 
 

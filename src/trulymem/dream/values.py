@@ -356,7 +356,9 @@ def rates_to_compare(own: set[str], other: frozenset[str]) -> set[str]:
     """``own`` without its rates where ``other`` states none: a rate clashes only with a
     rate ("100 rpm" / "200 requests per minute"), never with a count said otherwise
     ("4 calls per hour" / "polls 4 times per hour")."""
-    return own if any(v.startswith("r:") for v in other) else {v for v in own if not v.startswith("r:")}
+    if not any(v.startswith("r:") for v in own) or any(v.startswith("r:") for v in other):
+        return own
+    return {v for v in own if not v.startswith("r:")}
 
 
 @lru_cache(maxsize=65_536)
