@@ -20,7 +20,7 @@ T = TypeVar("T")
 _WS = re.compile(r"\s+")
 _REL_SEP = re.compile(r"[\s\-]+")
 # a unit symbol after a number (10 MB, 100Mb/s, 5 ms): SI prefixes and bits/bytes differ by case alone
-_UNIT = re.compile(r"(?<=\d)(\s*)([^\W\d_]{1,4}(?:/[^\W\d_]{1,3})?)(?![^\W\d_])")
+_UNIT = re.compile(r"(?<=\d)(\s*)([^\W\d_]{1,4}(?:/[^\W\d_]{1,3})?)(?!\w)")  # not in 2024-05-01T12:00
 _CASELESS_UNITS = frozenset({"am", "pm", "st", "nd", "rd", "th", "x", "utc", "gmt"})  # 5 PM = 5 pm, 1st = 1ST
 
 
