@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from trulymem.embed.hashing import HashingEmbedder
-from trulymem.text import name_key, tokens
+from trulymem.text import tokens
+from trulymem.text.normalize import folded_key
 from trulymem.text.tokenize import _CJK, joined, shared_tokens
 
 _TOKEN = re.compile(rf"([{_CJK}]+)|([^\W_]+)", re.UNICODE)
@@ -77,7 +78,7 @@ def test_a_joined_text_has_the_tokens_of_the_whole_text() -> None:
 
 def test_name_key_ascii_fast_path_gives_the_general_key() -> None:
     for text in _texts(4000, 2):
-        assert name_key.__wrapped__(text) == _general_key(text), repr(text)
+        assert folded_key(text) == _general_key(text), repr(text)
 
 
 def _reference_vector(text: str, dim: int = 512) -> np.ndarray:

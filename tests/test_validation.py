@@ -122,3 +122,17 @@ def test_http_answers_422_and_logs_no_memory_text(db_path: Path) -> None:
         log = s.log.read()  # read before stop() closes it
         s.stop()
     assert secret not in log and "Traceback" not in log
+
+
+def test_filters_nested_thousands_deep_are_one_clear_error_before_any_read() -> None:
+    """Whose memories a filter touches is read before it is validated: a pathological
+    nesting is the same InvalidInput, never a RecursionError (found by the tool fuzzer)."""
+    from trulymem import InvalidInput
+    from trulymem.filters import names_other_user
+
+    spec: dict[str, object] = {"user_id": "bob"}
+    for _ in range(3000):
+        spec = {"AND": [spec]}
+    with pytest.raises(InvalidInput, match="nest deeper"):
+        names_other_user(spec, "alice")
+    assert names_other_user({"AND": [{"OR": [{"NOT": {"user_id": "bob"}}]}]}, "alice")  # a real nesting still reads

@@ -432,16 +432,19 @@ def users_of(spec: Any) -> list[str] | None:
     return None
 
 
-def user_conditions(spec: Any) -> Iterator[Any]:
-    """Each ``user_id`` condition anywhere in a filter (``"bob"``, ``{"in": [...]}``, ``"*"``)."""
+def user_conditions(spec: Any, depth: int = 0) -> Iterator[Any]:
+    """Each ``user_id`` condition anywhere in a filter (``"bob"``, ``{"in": [...]}``, ``"*"``).
+    Read before the filter is validated (whose memories it may touch), so it bounds depth too."""
+    if depth > 2 * MAX_DEPTH + 4 and isinstance(spec, dict | list):  # a level is a dict and a list, a leaf two more
+        raise InvalidInput(f"filters nest deeper than {MAX_DEPTH} levels", field="filters")
     if isinstance(spec, dict):
         for k, v in spec.items():
             if k == "user_id":
                 yield v
-            yield from user_conditions(v)
+            yield from user_conditions(v, depth + 1)
     elif isinstance(spec, list):
         for v in spec:
-            yield from user_conditions(v)
+            yield from user_conditions(v, depth + 1)
 
 
 def mentions_user(spec: Any) -> bool:
