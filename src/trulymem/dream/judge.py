@@ -38,11 +38,21 @@ from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
 Judged = Literal["duplicate", "contradiction", "distinct", "ambiguous"]
-def _counted(token: str, text: str = "") -> bool:
-    """A count written as a word or a small number on its own (not "svc-36", "#66560")."""
+def _counted(token: str, alone: frozenset[str] | None = None) -> bool:
+    """A count written as a word, or a number (with ``alone``: a small one standing on its
+    own there, not "svc-36", "#66560")."""
     if token.isdigit():
-        return not text or (int(token) <= 20 and re.search(rf"(?<![\w#-]){token}(?![\w-])", text) is not None)
+        return alone is None or token in alone
     return token in VALUE_WORDS or token in ZH_DIGITS
+
+
+_SMALL_NUMBER = re.compile(r"(?<![\w#-])(\d{1,2})(?![\w-])")
+
+
+@lru_cache(maxsize=131_072)
+def _small_numbers(text: str) -> frozenset[str]:
+    """The numbers up to 20 that stand on their own in a text (counts, not parts of names)."""
+    return frozenset(n for n in _SMALL_NUMBER.findall(text) if int(n) <= 20)
 
 
 def _same_ending(a: str, b: str) -> bool:
@@ -54,7 +64,8 @@ def _same_ending(a: str, b: str) -> bool:
     p, q = common_ends(x, y)
     tail = x[len(x) - q:]
     # "has [one] sister", 有[两]个妹妹; not a number that names something ("svc-[36]", "Ticket #[66560]")
-    counts = all(_counted(t, a + " " + b) for t in (*x[p:len(x) - q], *y[p:len(y) - q]))
+    alone = _small_numbers(a) | _small_numbers(b)
+    counts = all(_counted(t, alone) for t in (*x[p:len(x) - q], *y[p:len(y) - q]))
     return 0 < q < min(len(x), len(y)) and (q >= 2 or any(t in PREDICATE for t in tail)) and not counts
 
 
@@ -347,12 +358,11 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
     # a number or month both name ("July" in "July 14" / "July 4") is part of the value, not a word
     # between; a name both say is ("报表 [DAG 的 SLA] 是 4 小时" / "采集 …")
     common = set(words(" ".join(seen(a)[1] & seen(b)[1])))
-    shared -= {t for t in common if t.isdigit() or MONTH.fullmatch(t.capitalize())} | (_in_values(a) & _in_values(b))
-
-    agreed = _in_values(a) & _in_values(b)  # "nightly" both say: neither a word between nor a place
+    in_both = _in_values(a) & _in_values(b)  # "nightly" both say: neither a word between nor a place
+    shared -= {t for t in common if t.isdigit() or MONTH.fullmatch(t.capitalize())} | in_both
 
     def place(t: str) -> bool:  # a word that differs and says what the memory is about
-        return t not in shared and t not in agreed and t not in _CHANGE_WORDS and t not in OWNER_WORDS \
+        return t not in shared and t not in in_both and t not in _CHANGE_WORDS and t not in OWNER_WORDS \
             and t not in _ADVERBS
 
     def between(seq: tuple[str, ...]) -> bool:

@@ -60,8 +60,8 @@ def same_place(a: str, b: str) -> bool | None:
     han = han.strip("。. ")
     if not _HAN.match(han) or not latin.isascii() or not pinyin_like(latin):
         return None
-    spoken = _pinyin(han)
-    name = _LATIN_SUFFIX.sub("", _NOT_LETTER.sub("", latin.casefold())) or _NOT_LETTER.sub("", latin.casefold())
+    spoken, letters = _pinyin(han), _NOT_LETTER.sub("", latin.casefold())
+    name = _LATIN_SUFFIX.sub("", letters) or letters
     if spoken.startswith(name) or name.startswith(spoken):
         return True
     # a foreign name that happens to spell pinyin sounds like its Chinese name (Nice / 尼斯 nisi)

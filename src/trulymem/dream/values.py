@@ -348,7 +348,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
 def _rate(m: re.Match[str]) -> str:
     what, per = _RATE_ABBR[m.group(5).casefold()] if m.group(5) else \
         (_RATE_NOUN[m.group(3).casefold()], _PER[m.group(4).casefold()])
-    per_hour = float(m.group(1).replace(",", "")) * (1000 if m.group(2) else 1) * 3600 / per
+    per_hour = float(m.group(1).replace(",", "")) * _SCALE[(m.group(2) or "").casefold()] * 3600 / per
     return f"r:{what}:{int(per_hour) if per_hour.is_integer() else round(per_hour, 6)}/h"
 
 
