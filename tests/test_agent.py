@@ -362,6 +362,35 @@ def test_cli_chat_interactive_commands(db_path: Path, monkeypatch: pytest.Monkey
         assert [f.invalid_at is not None for f in mem.history("user", "likes")] == [True]  # kept in history
 
 
+def test_cli_chat_json_session_keeps_stdout_json_only(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --json, slash commands answer as JSON objects too: a script reading stdout meets
+    no prose (previews and questions go to stderr)."""
+    from click.testing import CliRunner
+
+    from trulymem.cli import main
+
+    steps = [tools(call("memory_commit", triplets=[{"subject": "user", "relation": "likes", "object": "jazz"}])),
+             "Noted."]
+    with ScriptedServer(steps, model=MODEL, api_key=KEY) as srv:
+        _chat_env(monkeypatch, srv)
+        typed = "I like jazz\n/recall jazz\n/persona\n/forget user likes\ny\n/forget nobody\n/bogus\n/quit\n"
+        r = CliRunner().invoke(main, ["chat", "--db", str(db_path), "--json", "--extract", "rules"], input=typed)
+    assert r.exit_code == 0, r.output
+    docs, text, at = [], r.stdout, 0
+    decoder = json.JSONDecoder()
+    while at < len(text.rstrip()):
+        doc, at = decoder.raw_decode(text, at)
+        docs.append(doc)
+        while at < len(text) and text[at].isspace():
+            at += 1
+    assert docs[0]["reply"] == "Noted."
+    assert [d["command"] for d in docs[1:]] == ["recall", "persona", "forget", "forget", "help"], docs
+    assert "jazz" in docs[1]["text"] and docs[2]["attributes"] == {}
+    assert docs[3]["forgotten"] == 1 and docs[3]["facts"] == ["user likes jazz"]
+    assert docs[4]["forgotten"] == 0 and docs[5]["unknown"] == "bogus"
+    assert "user likes jazz" in r.stderr and "[y/N]" in r.stderr  # the preview and the question
+
+
 def test_cli_chat_without_a_model_says_how_to_configure(db_path: Path) -> None:
     from click.testing import CliRunner
 

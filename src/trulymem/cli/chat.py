@@ -101,7 +101,7 @@ def chat(ctx: Ctx, message: str | None, model: str | None, base_url: str | None,
                 continue
             try:
                 if text.startswith("/"):
-                    quit_, pending = _command(agent, text)
+                    quit_, pending = _command(agent, text, _Say(ctx.as_json))
                     if quit_:
                         return
                     continue
@@ -140,7 +140,25 @@ def _write(piece: str) -> None:
     sys.stdout.flush()
 
 
-def _command(agent: Agent, line: str) -> tuple[bool, str | None]:
+class _Say:
+    """A slash command's answer: text for a person, or with --json one JSON object on stdout
+    (``{"command": …, …}``), so a script reading stdout never meets a line of prose."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+
+    def __call__(self, command: str, shown: str, **data: object) -> None:
+        if self.as_json:
+            click.echo(json.dumps({"command": command, **data}, ensure_ascii=False, default=str))
+        else:
+            out.print(shown, markup=False)
+
+    def note(self, text: str) -> None:
+        """What is said on the way (a preview, a question): stderr with --json."""
+        (err if self.as_json else out).print(text, markup=False)
+
+
+def _command(agent: Agent, line: str, say: _Say) -> tuple[bool, str | None]:
     """Run a slash command: whether to quit, and a line it read that is the next message."""
     try:
         parts = shlex.split(line[1:])
@@ -152,21 +170,22 @@ def _command(agent: Agent, line: str) -> tuple[bool, str | None]:
         return True, None
     if name == "recall":
         res = mem.recall(" ".join(args) or "TaskNode,working_memory,task_chain", depth=2)
-        out.print(res.text)
+        say(name, res.text, text=res.text)
     elif name == "persona":
         attrs = mem.persona_get().attributes
-        out.print("\n".join(f"{k}: {v}" for k, v in attrs.items()) or "(no persona stored)")
+        say(name, "\n".join(f"{k}: {v}" for k, v in attrs.items()) or "(no persona stored)", attributes=attrs)
     elif name in ("tasks", "turns"):
         tasks = mem.task_list(limit=10 if name == "turns" else 20, kind=name[:-1]).tasks
-        out.print("\n".join(f"{t.task_id} [{t.state}] {t.description or ''}" for t in tasks) or f"(no {name})")
+        say(name, "\n".join(f"{t.task_id} [{t.state}] {t.description or ''}" for t in tasks) or f"(no {name})",
+            **{name: [t.model_dump(mode="json") for t in tasks]})
     elif name == "forget":
-        return False, _forget(mem, args)
+        return False, _forget(mem, args, say)
     else:
-        out.print(HELP)
+        say("help", HELP, help=HELP, **({"unknown": name} if name != "help" else {}))
     return False, None
 
 
-def _forget(mem: TrulyMem, args: list[str]) -> str | None:
+def _forget(mem: TrulyMem, args: list[str], say: _Say) -> str | None:
     """Forget after a yes; an answer that is neither yes nor no is the next message (piped
     input: never read a message as "no", never lose it)."""
     if not args or len(args) > 2:
@@ -174,20 +193,21 @@ def _forget(mem: TrulyMem, args: list[str]) -> str | None:
     criteria = {"subject": args[0], **({"relation": args[1]} if len(args) > 1 else {})}
     preview = mem.purge(criteria, dry_run=True)
     if not preview.matched:
-        out.print("Nothing matches.")
+        say("forget", "Nothing matches.", forgotten=0, messages=0)
         return None
     for f in preview.matched:
-        out.print(f"  {f.text}")
+        say.note(f"  {f.text}")
     try:
         answer = click.prompt(f"Forget these {len(preview.matched)} facts and the messages they came from? "
-                              "(they stay in history) [y/N]", default="", show_default=False)
+                              "(they stay in history) [y/N]", default="", show_default=False, err=say.as_json)
     except (EOFError, click.Abort):
         answer = ""
     if answer.strip().casefold() not in ("y", "yes"):
-        out.print("Not forgotten.")
+        say("forget", "Not forgotten.", forgotten=0, messages=0)
         return None if answer.strip().casefold() in ("", "n", "no") else answer
     with embedded_writes(mem.store, mem.embedder):  # the facts and their messages, or nothing
         done = mem.purge(criteria)
         messages = forget_messages(mem, [f.id for f in done.matched])
-    out.print(f"Forgot {len(done.matched)} facts" + (f" and {messages} messages." if messages else "."))
+    say("forget", f"Forgot {len(done.matched)} facts" + (f" and {messages} messages." if messages else "."),
+        forgotten=len(done.matched), messages=messages, facts=[f.text for f in done.matched])
     return None
