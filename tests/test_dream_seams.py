@@ -51,7 +51,9 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("02:00 UTC", "2am UTC"), ("14:30", "2:30 pm"), ("下午两点半", "2:30 PM"), ("March 5th, 2024", "2024-03-05"),
     ("5 March", "3月5日"), ("two weeks", "14 days"), ("2 GB", "2048 MB"), ("1.5 hours", "90 minutes"),
     ("weekly", "每周"), ("every other week", "biweekly"), ("noon", "12:00"), ("三天", "72 hours"),
-    ("once a week", "weekly"), ("三百六十五天", "365 days")])
+    ("once a week", "weekly"), ("三百六十五天", "365 days"),
+    ("2,048 MB", "2 GB"), ("1.5 litres", "1500 ml"), ("0.5 kWh", "500 Wh"), ("20,000 square metres", "2 hectares"),
+    ("3 公顷", "30000 平方米")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 

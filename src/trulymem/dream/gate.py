@@ -27,7 +27,7 @@ from trulymem.dream.values import (
     value_sequence,
     without_numbers,
 )
-from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS
+from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
 
@@ -236,7 +236,7 @@ def _two_events(a: str, b: str) -> bool:
     da, db = ({v for v in values(t) if _DATED.match(v)} for t in (a, b))
     if not da or not db or da == db or cjk(a) != cjk(b):
         return False
-    ca, cb = content(a), content(b)
+    ca, cb = content(a) - WHEN_VERBS, content(b) - WHEN_VERBS
     return len(ca & cb) <= 1 and bool(ca - cb) and bool(cb - ca)
 
 

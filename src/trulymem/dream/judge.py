@@ -34,7 +34,7 @@ from trulymem.dream.stated import (
     value_clash,
 )
 from trulymem.dream.values import maybe_same_date, special_values
-from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS
+from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS, WHEN_VERBS
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
 Judged = Literal["duplicate", "contradiction", "distinct", "ambiguous"]
@@ -165,8 +165,8 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
             return "ambiguous"
         return "contradiction"
     told_change = _told_change(a) or _told_change(b)
-    if frames is not None and frames(masked(a), masked(b)) < (FRAME_MATCH_CHANGE if told_change and _one_kind(clash)
-                                                             else FRAME_MATCH_WORDS):
+    if frames is not None and not (_one_kind(clash) and _frame_within(a, b)) and \
+            frames(masked(a), masked(b)) < (FRAME_MATCH_CHANGE if told_change and _one_kind(clash) else FRAME_MATCH_WORDS):
         return "distinct"  # values in two different statements ("hand-off every Wednesday" / "Dependabot PRs")
     if other_owner(a, b) or _other_slots(clash) or _start_and_end(a, b) or days_apart(a, b):
         return "distinct"  # "The user's birthday …" / "The user's mother's birthday …"
@@ -203,6 +203,23 @@ _TOLD_CHANGE = re.compile(r"\b(?:pushed|moved|rescheduled|switched|changed|raise
 @lru_cache(maxsize=131_072)
 def _told_change(text: str) -> bool:
     return _TOLD_CHANGE.search(text) is not None
+
+
+def _frame_within(a: str, b: str) -> bool:
+    """Every word one says around its value the other says too (synonyms as one): one frame
+    in words, whatever an encoder makes of the rest ("His birthday is on [3 November]" /
+    "Leo's birthday falls on [November 13]")."""
+    x, y = (_frame_words(t) for t in (a, b))
+    short, long_ = (x, y) if len(x) <= len(y) else (y, x)
+    return bool(short) and short <= long_
+
+
+@lru_cache(maxsize=131_072)
+def _frame_words(text: str) -> frozenset[str]:
+    inside = _in_values(text) | set(words(" ".join(seen(text)[1])))
+    return frozenset(CANON.get(t, t) for t in seen(text)[0] if t not in GENERIC and t not in OWNER_WORDS
+                     and t not in inside and t not in WHEN_VERBS and not t.isdigit())
+
 
 
 def _one_kind(clash: Clash) -> bool:

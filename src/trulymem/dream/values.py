@@ -110,13 +110,22 @@ _TABLES: dict[str, dict[str, float]] = {
     "mass": {"gram": 1, "grams": 1, "克": 1, "kg": 1000, "kilo": 1000, "kilos": 1000, "kilogram": 1000,
              "kilograms": 1000, "公斤": 1000, "千克": 1000, "斤": 500, "lb": 453.592, "lbs": 453.592,
              "pound": 453.592, "pounds": 453.592},
+    "area": {"hectare": 10000, "hectares": 10000, "ha": 10000, "公顷": 10000, "亩": 666.667, "acre": 4046.86,
+             "acres": 4046.86, "平方米": 1, "平米": 1, "m²": 1, "sqm": 1, "square metres": 1,
+             "square meters": 1, "square metre": 1, "square meter": 1, "平方公里": 1e6, "km²": 1e6},
+    "volume": {"ml": 0.001, "毫升": 0.001, "liter": 1, "liters": 1, "litre": 1, "litres": 1, "升": 1},
+    "charge": {"mah": 1, "毫安时": 1},
+    "energy": {"wh": 1, "kwh": 1000, "千瓦时": 1000},
+    "power": {"watt": 1, "watts": 1, "瓦": 1, "kw": 1000, "千瓦": 1000},
+    "voltage": {"volt": 1, "volts": 1, "伏": 1},
 }
 for _dim, _table in _TABLES.items():
     for _u, _size in _table.items():
         _UNITS[_u] = (_dim, _size)
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _EN_WORDNUM = "|".join(w for w in _EN_NUMBER if len(w) > 2)
-_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.{_ZH_NUM}点])(\d+(?:\.\d+)?|{_EN_WORDNUM}|[{_ZH_NUM}]{{1,8}}个?|半个?|一个半)"
+_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.{_ZH_NUM}点])(?<!\d,)(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|"
+                       rf"{_EN_WORDNUM}|[{_ZH_NUM}]{{1,8}}个?|半个?|一个半)"
                        rf"(?:\s*|-)({_UNIT_RE})(?![a-z])", re.IGNORECASE)
 # "half an hour", "a quarter of an hour", "a day": an article or fraction before a unit written out
 _FRACTION = {"half a": 0.5, "half an": 0.5, "a quarter of a": 0.25, "a quarter of an": 0.25, "quarter of an": 0.25,
@@ -417,10 +426,11 @@ def _and_a_half(m: re.Match[str]) -> str | None:
 
 
 def _quantity(m: re.Match[str]) -> str | None:
-    n = m.group(1).casefold()
+    n = m.group(1).casefold().replace(",", "")  # "20,000 m²"
     amount = float(n) if n[:1].isdigit() else _FRACTION.get(n, _num(n.rstrip("个")))
     written = m.group(2)
-    if amount is not None and len(written) == 2 and written[0].isupper() and written[1].islower():
+    if amount is not None and len(written) == 2 and written[0].isupper() and written[1].islower() \
+            and written != "Wh":  # watt-hours: the one such symbol with one reading
         return f"u:{amount:g}{written}"  # Mb, Gb are bits, Ms mega-seconds: only the same symbol is the same
     unit = _UNITS.get(written.casefold()) or _UNITS.get(written)
     if amount is None or unit is None:

@@ -62,3 +62,6 @@ PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:py|js|ts|tsx|jsx|go|rs|jav
                    r"sql|sh|cfg|ini|txt|html|css)\b")
 IDENT = re.compile(r"https?://\S+|\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z]\w*\b|\b\w+\.\w+\(|\b[A-Za-z]+\d\w*\b|#\d+|`[^`]+`")
 PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-zA-Z]+")
+
+# how a date is said to hold ("falls on", "takes place on"): no word of what happens
+WHEN_VERBS = frozenset(words("fall falls fell happen happens land lands take takes place occur occurs"))
