@@ -92,7 +92,8 @@ def retires(change: str, other: str) -> bool:
 
 
 # "moved to BigQuery", "switched to Helix", 改用 OneSignal, 迁到 GitLab: only the new value is named
-_MOVED_EN = re.compile(r"\b(?:moved|migrated|switched|transitioned|changed|went over)\s+(?:[\w'’-]+\s+){0,5}?"
+_MOVED_EN = re.compile(r"\b(?:mov(?:ed|ing|es)|migrat(?:ed|ing|es)|switch(?:ed|ing|es)|transitioned|changed|went over)\s+"
+                       r"(?:[\w'’-]+\s+){0,5}?"
                        r"(?:over\s+)?(?:to|onto)\s+"
                        r"(?P<new>(?:[^,.;]|\.(?=\w))+)", re.IGNORECASE)
 _MOVED_ZH = re.compile(r"(?:改用|换成|换到|迁到|迁移到|搬到|切换到|改为|转到)了?(?P<new>[^，。；,;了]{1,20})")

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from trulymem.dream.changes import moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content, moved_time
-from trulymem.dream.judge import different_predicates, other_owner, other_subjects
+from trulymem.dream.judge import different_predicates, other_dimensions, other_owner, other_subjects
 from trulymem.dream.polarity import conditional, denies, opposite, polarity_only
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import cjk, common_ends, jaccard, mentions, negated, similar_pairs, without_negation, words
@@ -264,6 +264,8 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
         return None
     if _numbered(left, a.memory) and _numbered(right, b.memory):
         return "distinct", topic  # "Service svc-[36] deploys to Fly.io" / "svc-[218]", "Ticket #[66560]": whose, not what
+    if (clash := value_clash(a.memory, b.memory)) is not None and other_dimensions(clash):
+        return "distinct", topic  # "outputs 65 [W]" / "outputs 65 [V]": two measures
     if p == 0 and (OWNER_WORDS & set(left) or OWNER_WORDS & set(right)):
         return None  # "[The user] works at FieldLens" / "[Renata] …": the user may be the one named
     if other_attribute(a.memory, b.memory):

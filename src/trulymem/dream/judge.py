@@ -126,6 +126,8 @@ def _by_role(a: str, b: str) -> Judged | None:
 
 
 def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
+    if seen(a)[2] != seen(b)[2] and _leads_apart(a, b):
+        return "distinct"  # "Ada no longer naps" / "Kofi naps after lunch": two people, one habit each
     # in English only: a Chinese character is too small a word to tell what a negation governs
     if one_language and not cjk(a) and seen(a)[2] and seen(b)[2] and (denies_plainly(a, b) or denies_plainly(b, a)):
         return "contradiction"  # "has no offline mode" / "has an offline mode … without signal"
@@ -139,6 +141,33 @@ def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
     if opposite(a, b) and (not one_language or shared_content(a, b)):
         return "contradiction"  # "deploys happen automatically" / "需要手动触发部署"
     return None
+
+
+# a name at the start: before a possessive or an auxiliary ("Ada no longer …", "Kofi's …"), or in Chinese text
+_LEAD = re.compile(r"^\s*([A-Z][\w'’-]*)(?:['’]s\s|\s+(?:is|was|has|had|does|doesn't|did|didn't|never|no longer|always|"
+                   r"still|now|also|usually|can|can't|cannot|will|won't|would|should|must)\b)"
+                   r"|^\s*([A-Za-z][\w'’-]*)(?=\s*[\u3400-\u9fff])")
+_NOT_A_NAME = frozenset(words(
+    "the a an this that these those there it he she they his her their its our we i you my user always never "
+    "usually often sometimes rarely every each all any no not don't do does please only avoid prefer use keep "
+    "make run set add let try ask tell call send put before after when while if since until during on in at "
+    "for from to by with without new old current next last first"))
+
+
+def _leads_apart(a: str, b: str) -> bool:
+    """Each begins with a name the other never says ("[Ada] 午饭后已经不睡午觉了" / "[Kofi] 午饭后还要睡…"):
+    two people or things, not one said yes and no."""
+    la, lb = _lead(a), _lead(b)
+    return la is not None and lb is not None and la != lb and la not in b.casefold() and lb not in a.casefold()
+
+
+@lru_cache(maxsize=131_072)
+def _lead(text: str) -> str | None:
+    m = _LEAD.match(text)
+    if m is None:
+        return None
+    name = (m.group(1) or m.group(2)).casefold()
+    return None if set(words(name)) & _NOT_A_NAME or not words(name) else name
 
 
 def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | None) -> Judged | None:
@@ -160,6 +189,8 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
             return "ambiguous" if set(mx) & OWNER_WORDS or set(my) & OWNER_WORDS else "distinct"
         many = many_valued(a, b) or (p > 0 and different_predicates(list(mx), list(my))) or other_subjects(a, b)
         return "distinct" if many else "contradiction"
+    if other_dimensions(clash):
+        return "distinct"  # "outputs 65 W" / "outputs 65 V": two measures, not two values of one
     if not one_language:  # the words around the values cannot be compared: the frames' meaning can
         if many_valued(a, b) or frames is None or frames(masked(a, b), masked(b, a)) < FRAME_MATCH:
             return "ambiguous"
@@ -226,6 +257,12 @@ def _one_kind(clash: Clash) -> bool:
     """Both sides' differing values are dates, or times, or amounts of one dimension."""
     kinds = {v.rsplit(":", 1)[0] if v.startswith("q:") else v[:2] for side in clash for v in side}
     return len(kinds) == 1 and all(_measure(v) for side in clash for v in side)
+
+
+def other_dimensions(clash: Clash) -> bool:
+    """Every differing value is a quantity, and the two sides measure different things."""
+    dims = [{v.split(":")[1] for v in side if v.startswith("q:")} for side in clash]
+    return all(len(d) == len(side) for d, side in zip(dims, clash)) and not dims[0] & dims[1]
 
 
 def _measure(value: str) -> bool:

@@ -15,7 +15,7 @@ from itertools import combinations
 from trulymem.dream.findings import block_of
 from trulymem.dream.romanize import same_place
 from trulymem.dream.similarity import cjk, mentions, words
-from trulymem.dream.values import kin, named_people
+from trulymem.dream.values import kin, named_people, relatives_named
 from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS
 from trulymem.memories import MemoryItem
 from trulymem.text import name_key
@@ -86,7 +86,8 @@ def single(text: str) -> Single | None:
 
 def _person(who: str) -> frozenset[str]:
     """Whom a statement is about, as words ("The user", "用户", "his" are the owner: empty)."""
-    return frozenset(words(_NOW_ZH.sub("", _WHEN.sub(" ", who)))) - OWNER_WORDS - GENERIC - _PRONOUNS
+    named = relatives_named(who)  # "Tomás's sister Linnea" is Linnea
+    return named or frozenset(words(_NOW_ZH.sub("", _WHEN.sub(" ", who)))) - OWNER_WORDS - GENERIC - _PRONOUNS
 
 
 def differ(a: str, b: str) -> bool:
@@ -100,7 +101,8 @@ def differ(a: str, b: str) -> bool:
         return sa[0] == "home" and same_place(sa[2], sb[2]) is False and kin(a) == kin(b)
     if name_key(sa[2]) == name_key(sb[2]) or mentions(a, sb[2]) or mentions(b, sa[2]):
         return False
-    return kin(a) == kin(b) and named_people(a) == named_people(b)
+    return (kin(a) == kin(b) and named_people(a) == named_people(b)) or bool(sa[1] & (relatives_named(a) |
+                                                                                     relatives_named(b)))
 
 
 def same_value(a: str, b: str) -> bool:

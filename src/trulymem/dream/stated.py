@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from trulymem.dream.similarity import ABBREVIATIONS, cjk, negated, words
 from trulymem.dream.values import rates_to_compare, special_values, value_sequence, without_numbers, zh_number
-from trulymem.dream.vocab import MULTI_VALUED, MULTI_VALUED_PHRASES
+from trulymem.dream.vocab import CANON, MULTI_VALUED, MULTI_VALUED_PHRASES
 
 CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -135,7 +135,7 @@ def same_numbers(a: str, b: str) -> bool:
     return bool(na) and na == nb
 
 
-_WORDLIKE = re.compile(r"[a-z][a-z0-9.+#-]*")
+_WORDLIKE = re.compile(r"[^\W\d_][\w.+#-]*")
 _CAPITALISED = re.compile(r"\b[A-Z][\w-]*")
 
 
@@ -153,7 +153,14 @@ def _also_said(value: str, other: str) -> bool:
     return 2 <= len(value) <= 5 and value.isalpha() and value in initials
 
 
+# a synonym group whose one term is many-valued itself ("certified" / "certificate"); not a group that
+# only shares a word with one ("own" is many-valued, "runs the ledger service" names one holder)
+_MULTI_CANON = frozenset(CANON[t] for t in MULTI_VALUED if CANON.get(t) in MULTI_VALUED)
+
+
 def many_valued(a: str, b: str) -> bool:
     """The frame takes many values at once ("speaks French" and "speaks Japanese")."""
     shared = set(seen(a)[0]) & set(seen(b)[0])
-    return bool(shared & MULTI_VALUED) or any(w in a.casefold() and w in b.casefold() for w in MULTI_VALUED_PHRASES)
+    alike = {CANON.get(t, t) for t in seen(a)[0]} & {CANON.get(t, t) for t in seen(b)[0]}  # synonyms as one
+    return bool(shared & MULTI_VALUED or alike & _MULTI_CANON) or \
+        any(w in a.casefold() and w in b.casefold() for w in MULTI_VALUED_PHRASES)

@@ -104,7 +104,8 @@ _TABLES: dict[str, dict[str, float]] = {
              "months": 2592000, "year": 31536000, "years": 31536000, "年": 31536000},
     "bytes": {"kb": 1, "kib": 1, "mb": 1024, "mib": 1024, "gb": 1024 ** 2, "gib": 1024 ** 2, "tb": 1024 ** 3,
               "tib": 1024 ** 3},
-    "length": {"mm": 0.001, "cm": 0.01, "meter": 1, "meters": 1, "metre": 1, "metres": 1, "米": 1,
+    "length": {"mm": 0.001, "毫米": 0.001, "cm": 0.01, "厘米": 0.01, "公分": 0.01,
+               "meter": 1, "meters": 1, "metre": 1, "metres": 1, "米": 1,
                "km": 1000, "kilometer": 1000, "kilometers": 1000, "kilometres": 1000, "公里": 1000, "千米": 1000,
                "mile": 1609.344, "miles": 1609.344},
     "mass": {"gram": 1, "grams": 1, "克": 1, "kg": 1000, "kilo": 1000, "kilos": 1000, "kilogram": 1000,
@@ -118,10 +119,17 @@ _TABLES: dict[str, dict[str, float]] = {
     "energy": {"wh": 1, "kwh": 1000, "千瓦时": 1000},
     "power": {"watt": 1, "watts": 1, "瓦": 1, "kw": 1000, "千瓦": 1000},
     "voltage": {"volt": 1, "volts": 1, "伏": 1},
+    "frequency": {"hz": 1, "hertz": 1, "赫兹": 1, "khz": 1e3, "mhz": 1e6, "ghz": 1e9},
+    "rate": {"kbit/s": 1, "kbps": 1, "mbit/s": 1e3, "mbps": 1e3, "gbit/s": 1e6, "gbps": 1e6},  # not MB/s: bytes
+    "torque": {"nm": 1, "n·m": 1, "n.m": 1, "newton-metres": 1, "newton-meters": 1, "牛·米": 1, "牛米": 1},
 }
 for _dim, _table in _TABLES.items():
     for _u, _size in _table.items():
         _UNITS[_u] = (_dim, _size)
+# symbols that are a unit only as written ("48 V", "750 W", "640 g"; "20 v 30" is no voltage, "5G" no mass)
+_CASED: dict[str, tuple[str, float]] = {"V": ("voltage", 1), "W": ("power", 1), "g": ("mass", 1)}
+_CASED_FOLDED = {u.casefold() for u in _CASED}
+_UNITS.update(_CASED)
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _EN_WORDNUM = "|".join(w for w in _EN_NUMBER if len(w) > 2)
 _QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.{_ZH_NUM}点])(?<!\d,)(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|"
@@ -204,6 +212,10 @@ def kin_differs(a: str, b: str) -> bool:
     ka, kb = kin(a), kin(b)
     if ka == kb:
         return False
+    if not ka or not kb:  # "Tomás's sister Linnea lives in Uppsala" / "Linnea has moved to Copenhagen": one person
+        named = relatives_named(a if ka else b)
+        if named and all(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", (b if ka else a).casefold()) for n in named):
+            return False
 
     def covered(x: frozenset[str], y: frozenset[str]) -> bool:
         return all(any(k == o or o.startswith(k + ":") or k.startswith(o + ":") for o in y) for k in x)
@@ -218,6 +230,11 @@ def named_people(text: str) -> frozenset[str]:
     """The people a memory names by a relative's or role's name ("cousin Tom", "colleague
     Bob", "Anna's sister")."""
     return frozenset((m.group(3) or m.group(4)).casefold() for m in _NAMED.finditer(text))
+
+
+def relatives_named(text: str) -> frozenset[str]:
+    """The relatives a memory calls by name ("sister Linnea", "cousin Tom"), not whose they are."""
+    return frozenset(m.group(3).casefold() for m in _NAMED.finditer(text) if m.group(3))
 
 
 def people_differ(a: str, b: str) -> bool:
@@ -430,9 +447,10 @@ def _quantity(m: re.Match[str]) -> str | None:
     amount = float(n) if n[:1].isdigit() else _FRACTION.get(n, _num(n.rstrip("个")))
     written = m.group(2)
     if amount is not None and len(written) == 2 and written[0].isupper() and written[1].islower() \
-            and written != "Wh":  # watt-hours: the one such symbol with one reading
+            and written not in ("Wh", "Hz", "Nm"):  # watt-hours, hertz, newton-metres: one reading each
         return f"u:{amount:g}{written}"  # Mb, Gb are bits, Ms mega-seconds: only the same symbol is the same
-    unit = _UNITS.get(written.casefold()) or _UNITS.get(written)
+    unit = _CASED.get(written) if written.casefold() in _CASED_FOLDED else \
+        _UNITS.get(written.casefold()) or _UNITS.get(written)
     if amount is None or unit is None:
         return None
     dim, size = unit

@@ -28,7 +28,8 @@ MULTI_VALUED = frozenset(words(
     "eats drink drinks collect collects tried try went attended met allergic allergy allergies certification "
     "certifications certified"))
 MULTI_VALUED_PHRASES = ("喜欢", "喜爱", "爱吃", "爱看", "去过", "看过", "读过", "玩过", "认识", "学过", "吃过", "喝过", "朋友",
-                   "养", "证书", "been to", "traveled to", "travelled to")  # phrases whose words are stopwords
+                   "养", "证书", "会弹", "会拉", "会吹", "会打", "been to", "traveled to", "travelled to", "worked on",
+                   "contributed to")  # phrases whose words are stopwords
 # Words that carry no topic of their own: left out when comparing what memories say.
 GENERIC = frozenset(words("use uses used using make makes made get gets got go goes set put keep take give do does "
                           "done thing things always usually often sometimes really very just also still already "
@@ -49,7 +50,8 @@ SYNONYMS = [frozenset(words(g)) | frozenset(g.split()) for g in (
     "use utilize employ 用 使用 采用",
     "big large huge 大", "small little tiny 小", "film movie 电影", "colour color 颜色", "dish food 菜",
     "song track 歌", "book novel 书", "club team 球队",
-    "begin start 开始", "finish end complete 完成 结束",
+    "begin start 开始", "finish end complete 完成 结束", "later newer",
+    "certified certificate certificates certification certifications",
 )]
 CANON = {t: min(g) for g in SYNONYMS for t in g}  # one term per synonym group when comparing
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
