@@ -76,6 +76,7 @@ FrameSimilarity = Callable[[str, str], float]
 FRAME_MATCH = 0.7         # across languages
 FRAME_MATCH_WORDS = 0.65  # in one language, where the words around the values already line up
 FRAME_MATCH_CHANGE = 0.45  # … where one says its value changed, and both values are dates (or times, or amounts)
+FRAME_MATCH_NAMES = 0.6  # … where one says its value changed, and the values are names
 CROSS_SURE = 0.6          # a cross-language pair with no name to check: the encoder alone must be this sure
 
 
@@ -197,9 +198,10 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         return "contradiction"
     told_change = _told_change(a) or _told_change(b)
     if frames is not None and not (_one_kind(clash) and _frame_within(a, b)) and \
-            frames(masked(a), masked(b)) < (FRAME_MATCH_CHANGE if told_change and _one_kind(clash) else FRAME_MATCH_WORDS):
+            frames(masked(a), masked(b)) < (FRAME_MATCH_CHANGE if told_change and _one_kind(clash) else
+                                             FRAME_MATCH_NAMES if told_change else FRAME_MATCH_WORDS):
         return "distinct"  # values in two different statements ("hand-off every Wednesday" / "Dependabot PRs")
-    if other_owner(a, b) or _other_slots(clash) or _start_and_end(a, b) or days_apart(a, b):
+    if other_owner(a, b) or _other_slots(clash, a, b) or _start_and_end(a, b) or days_apart(a, b):
         return "distinct"  # "The user's birthday …" / "The user's mother's birthday …"
     counts = all(v[:1].isdigit() or v.startswith("n") and v[1:].isdigit() for side in clash for v in side)
     # "has two bedrooms" / "has three bedrooms": a count is one value even where the verb takes many
@@ -270,20 +272,29 @@ def _measure(value: str) -> bool:
     return ":" in value or value.endswith("%")
 
 
-def _kinds(values_: frozenset[str]) -> set[str]:
+def _kinds(values_: frozenset[str], text: str) -> set[str]:
     """"name" and/or "measure"; a number that is part of a name on the same side ("2" in
-    "us-east-2") is the name's."""
+    "us-east-2") or follows it ("Pixel [8]", "iPhone [13]") is the name's, and so is one
+    counted with a Chinese measure word ("[一]部 Pixel 8")."""
     names = [v for v in values_ if not (_measure(v) or NUMERIC.fullmatch(v))]
-    measures = [v for v in values_ if v not in names
-                and not ((digits := re.sub(r"\D", "", v)) and any(digits in n for n in names))]
+    low = text.casefold()
+
+    def the_names(v: str) -> bool:
+        digits = re.sub(r"\D", "", v)
+        return bool(digits) and any(digits in n or re.search(rf"{re.escape(n)}\s*{digits}(?!\d)", low) for n in names)
+    measures = [v for v in values_ if v not in names and not the_names(v)
+                and not (v == "n1" and names and _ONE_OF.search(text))]
     return ({"name"} if names else set()) | ({"measure"} if measures else set())
 
 
-def _other_slots(clash: Clash) -> bool:
+_ONE_OF = re.compile(r"一[部台个只辆把款块张]")  # "一部" is "a", not a count
+
+
+def _other_slots(clash: Clash, a: str, b: str) -> bool:
     """What differs is not one slot: a name on one side, a date or amount on the other ("[Piotr]"
     / "1:1 … on [Wednesdays]"), or a name and a date on both ("[v1.0] was released on [9 Jan]" /
     "[v2.0] shipped on [20 May]": two releases)."""
-    ka, kb = _kinds(clash[0]), _kinds(clash[1])
+    ka, kb = _kinds(clash[0], a), _kinds(clash[1], b)
     return not ka & kb or len(ka) == len(kb) == 2
 
 

@@ -58,7 +58,8 @@ def _num(s: str) -> int | None:
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _EN_MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
 _EN_DM = re.compile(rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?\s+({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
-_ZH_MD = re.compile(rf"(?:([0-9]{{4}})年)?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})月([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})[日号]")
+_ZH_MD = re.compile(rf"(?:([0-9]{{4}})\s*年\s*)?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*月\s*"
+                    rf"([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*[日号]")
 # 14/03 or 03/14: read only where one side cannot be a month (an ambiguous 03/04 is left as numbers)
 _SLASH_DATE = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])")
 _ZH_YM = re.compile(r"([0-9]{4})\s*年\s*([0-9]{1,2})\s*月(?!\s*[0-9一二三四五六七八九十]+\s*[日号])")
@@ -232,9 +233,14 @@ def named_people(text: str) -> frozenset[str]:
     return frozenset((m.group(3) or m.group(4)).casefold() for m in _NAMED.finditer(text))
 
 
+_NAMED_ZH = re.compile(rf"(?:{_KIN_ZH.pattern})\s*([A-Za-z][\w'’-]*)")
+
+
 def relatives_named(text: str) -> frozenset[str]:
-    """The relatives a memory calls by name ("sister Linnea", "cousin Tom"), not whose they are."""
-    return frozenset(m.group(3).casefold() for m in _NAMED.finditer(text) if m.group(3))
+    """The relatives a memory calls by name ("sister Linnea", "cousin Tom", "女儿 Ada"), not whose
+    they are."""
+    return frozenset(m.group(3).casefold() for m in _NAMED.finditer(text) if m.group(3)) | \
+        frozenset(m.group(1).casefold() for m in _NAMED_ZH.finditer(text))
 
 
 def people_differ(a: str, b: str) -> bool:
