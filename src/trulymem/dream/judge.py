@@ -76,6 +76,7 @@ FrameSimilarity = Callable[[str, str], float]
 FRAME_MATCH = 0.7         # across languages
 FRAME_MATCH_WORDS = 0.65  # in one language, where the words around the values already line up
 FRAME_MATCH_CHANGE = 0.45  # … where one says its value changed, and both values are dates (or times, or amounts)
+FRAME_MATCH_CHANGE_CROSS = 0.6  # across languages, where one says its measure changed ("已经改成 1 Mbit/s")
 FRAME_MATCH_NAMES = 0.6  # … where one says its value changed, and the values are names
 CROSS_SURE = 0.6          # a cross-language pair with no name to check: the encoder alone must be this sure
 
@@ -192,11 +193,12 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         return "distinct" if many else "contradiction"
     if other_dimensions(clash):
         return "distinct"  # "outputs 65 W" / "outputs 65 V": two measures, not two values of one
+    told_change = _told_change(a) or _told_change(b)
     if not one_language:  # the words around the values cannot be compared: the frames' meaning can
-        if many_valued(a, b) or frames is None or frames(masked(a, b), masked(b, a)) < FRAME_MATCH:
+        floor = FRAME_MATCH_CHANGE_CROSS if told_change and _one_kind(clash) else FRAME_MATCH
+        if many_valued(a, b) or frames is None or frames(masked(a, b), masked(b, a)) < floor:
             return "ambiguous"
         return "contradiction"
-    told_change = _told_change(a) or _told_change(b)
     if frames is not None and not (_one_kind(clash) and _frame_within(a, b)) and \
             frames(masked(a), masked(b)) < (FRAME_MATCH_CHANGE if told_change and _one_kind(clash) else
                                              FRAME_MATCH_NAMES if told_change else FRAME_MATCH_WORDS):
@@ -443,7 +445,8 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
 _CHANGE_WORDS = frozenset(words(
     "correction corrected actually now currently current new newly raised lowered increased decreased reduced cut "
     "bumped rescheduled moved changed updated switched pushed extended shortened since as of after at renewal "
-    "got was were been has have had is are went up down to from then these days anymore any more"))
+    "got was were been has have had is are went up down to from then these days anymore any more migrated migrate "
+    "upgraded upgrade 到 减 降 升 提 改 调 换"))
 
 
 _ADVERBS = GENERIC - frozenset(words("use make get go set put keep take give do done"))  # verbs separate
