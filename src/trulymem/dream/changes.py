@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from trulymem.dream.similarity import mentions
 from trulymem.dream.singles import single
+from trulymem.dream.values import special_values
 
 # "we moved from Heroku to Lambda", "switched from npm to pnpm", "replaced Jenkins with GitHub Actions",
 # "no longer use X", 从X迁移到Y, 由X换成Y, 不再使用X: the old value is no longer current.
@@ -85,10 +86,17 @@ def retires(change: str, other: str) -> bool:
     if old is None or replaced_value(other) is not None:
         return False
     name = _NAME_IN.search(old)  # "the Jenkins box was shut down": the name is what the other says
-    if not mentions(other, old) and (name is None or not mentions(other, name.group(0))):
+    if not mentions(other, old) and (name is None or not mentions(other, name.group(0))) and not _same_when(old, other):
         return False
     moved = single(change)  # "moved from Qingdao to Hefei" retires where he lived, not the club he supports
     return moved is None or moved[0] != "home" or single(other) is not None
+
+
+def _same_when(old: str, other: str) -> bool:
+    """The given-up value is a date, time or frequency the other states, however written
+    ("instead of every other week" / "每两周发一次版")."""
+    keys = special_values(old)[0]
+    return bool(keys) and keys <= special_values(other)[0]
 
 
 # "moved to BigQuery", "switched to Helix", 改用 OneSignal, 迁到 GitLab: only the new value is named
