@@ -53,7 +53,9 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("weekly", "每周"), ("every other week", "biweekly"), ("noon", "12:00"), ("三天", "72 hours"),
     ("once a week", "weekly"), ("三百六十五天", "365 days"),
     ("2,048 MB", "2 GB"), ("1.5 litres", "1500 ml"), ("0.5 kWh", "500 Wh"), ("20,000 square metres", "2 hectares"),
-    ("3 公顷", "30000 平方米")])
+    ("3 公顷", "30000 平方米"), ("140 °F", "60 °C"), ("twice a week", "每周两次"), ("一周两次", "2 times per week"),
+    ("两周一次", "every two weeks"), ("一个月一次", "monthly"), ("半个月一次", "twice a month"),
+    ("2:30 to 3:50 pm", "14:30–15:50")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 
@@ -147,3 +149,13 @@ def test_a_chinese_place_name_against_a_latin_one(han: str, latin: str, same: bo
 def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: str, b: str) -> None:
     """The user and a person named may be one (the user's own name) or two: never a conflict."""
     assert outcome(tmp_path / "d.db", a, b) in ("none", "review")
+
+
+@pytest.mark.parametrize(("text", "not_read"), [
+    ("读书会两周一次", "w:1"),  # 周一 inside 两周一次 is no Monday
+    ("The cache holds 2,048 MB", "q:bytes:49152"),  # a thousands separator is no decimal break
+    ("a 3-5 °C band", "q:temperature:-5"),  # a range, not below zero
+    ("Team A v team B, 20 v 30", "q:voltage:20"),  # "v" alone is no volt
+    ("The 5G network", "q:mass:5")])  # "G" is no gram
+def test_what_a_value_is_not(text: str, not_read: str) -> None:
+    assert not_read not in special_values(text)[0]

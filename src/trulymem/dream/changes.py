@@ -88,8 +88,17 @@ def retires(change: str, other: str) -> bool:
     name = _NAME_IN.search(old)  # "the Jenkins box was shut down": the name is what the other says
     if not mentions(other, old) and (name is None or not mentions(other, name.group(0))) and not _same_when(old, other):
         return False
+    if _LEFT.search(change) and not _MEMBER.search(other):
+        return False  # "Marcus left Tidewell" retires who works there, not "Tidewell's field season starts in June"
     moved = single(change)  # "moved from Qingdao to Hefei" retires where he lived, not the club he supports
     return moved is None or moved[0] != "home" or single(other) is not None
+
+
+_LEFT = re.compile(r"\b(?:left|quit)\s+(?-i:[A-Z])", re.IGNORECASE)
+# belonging to a place of work, a team, a band, a club: what leaving it ends
+_MEMBER = re.compile(r"\b(?:works?|working|worked|employ\w*|job|joined|member|plays?|played|sings?|is at|was at|"
+                     r"is with|signed|enrolled|studies|studying|attends?|team|band|club|staff)\b|工作|上班|就职|任职|加入|成员|"
+                     r"在职|入职", re.IGNORECASE)
 
 
 def _same_when(old: str, other: str) -> bool:

@@ -48,7 +48,7 @@ ABBREVIATIONS = {"repo": "repository", "repos": "repositories", "db": "database"
 def words(text: str) -> list[str]:
     """Significant words in order: stemmed English content words, Chinese content characters."""
     out: list[str] = []
-    for token in _WORD.findall(text.casefold().replace("'", "").replace("’", "")):
+    for token in _WORD.findall(_POSSESSIVE.sub("", text.casefold()).replace("'", "").replace("’", "")):
         # "python服务用pytest": each Chinese character, and each Latin run as one word
         for w in _RUNS.findall(token) if _CJK_CHAR.search(token) else (token,):
             if _CJK_CHAR.match(w):
@@ -61,6 +61,8 @@ def words(text: str) -> list[str]:
     return out
 
 
+# "Tomás's" and "Tomás'" are Tomás: without it one reads "tomáss", the other "tomá"
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b|(?<=s)['’](?=\s|$)")
 _CONTRACTIONS = {"cant": ("can", "not"), "cannot": ("can", "not"), "wont": ("will", "not"),
                  **{w + "nt": (w, "not") for w in "do does did is are was were could should would have has had "
                                                   "must need".split()}}

@@ -135,6 +135,7 @@ def same_numbers(a: str, b: str) -> bool:
     return bool(na) and na == nb
 
 
+_JOINED = re.compile(r"[\s-]+")
 _WORDLIKE = re.compile(r"[^\W\d_][\w.+#-]*")
 _CAPITALISED = re.compile(r"\b[A-Z][\w-]*")
 
@@ -149,6 +150,8 @@ def _also_said(value: str, other: str) -> bool:
     stem = value[:-1] if value.endswith("s") and len(value) > 3 else value  # "GeoTIFFs" is "GeoTIFF"
     if re.search(rf"(?<![\w.+#-]){re.escape(stem)}s?(?![\w+#-]|\.\w)", other.casefold()):
         return True
+    if "-" in value and len(value) >= 5 and value.replace("-", "") in _JOINED.sub("", other.casefold()):
+        return True  # "BSD-3-Clause" / "BSD 3-Clause": one name, hyphenated otherwise
     initials = "".join(m.group(0)[0] for m in _CAPITALISED.finditer(other)).casefold()
     return 2 <= len(value) <= 5 and value.isalpha() and value in initials
 

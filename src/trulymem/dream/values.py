@@ -93,6 +93,42 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     (r"\b(?:yearly|annually|every year|each year|once a year)\b|每年", "f:1y"),
     (r"\b(?:quarterly|every quarter)\b|每季度|每个季度", "f:3m"))]
 
+# counted: "twice a week" = "每周两次" = "一周两次" (f:2/w); "两周一次" = "every two weeks" (f:2w), not Monday (周一)
+_PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y", "hour": "h", "天": "d", "日": "d", "周": "w",
+           "星期": "w", "礼拜": "w", "月": "m", "年": "y", "小时": "h"}
+_TIMES_EN = re.compile(r"\b(once|twice|thrice|one time|(\d+|two|three|four|five|six|seven|eight|nine|ten) times)\s+"
+                       r"(?:a|an|per|every|each)\s+(day|week|month|year|hour)\b", re.IGNORECASE)
+_EVERY_ZH = re.compile(rf"(?:每)?(?:([{_ZH_NUM}\d]+|半)个?)?(天|日|周|星期|礼拜|月|年|小时)(?:一|1)次")
+_TIMES_ZH = re.compile(rf"(?:每|一)个?(天|日|周|星期|礼拜|月|年|小时)([{_ZH_NUM}\d]+)次")
+
+
+def _times(n: float | None, period: str) -> str | None:
+    """n times per period: once is the plain frequency ("f:1w"), more is counted ("f:2/w")."""
+    if n is None or n <= 0:
+        return None
+    return f"f:1{period}" if n == 1 else f"f:{n:g}/{period}"
+
+
+def _every_zh(m: re.Match[str]) -> str | None:
+    """"两周一次" (every two weeks), "一个月一次" (monthly), "半个月一次" (twice a month)."""
+    period = _PERIOD[m.group(2)]
+    if m.group(1) == "半":
+        return _times(2, period)
+    n = _num(m.group(1)) if m.group(1) else 1
+    return None if n is None or n <= 0 else f"f:{n:g}{period}"
+
+
+# "2:30 to 3:50 pm": the one am/pm is both times' ("11 to 1 pm": the first is before noon)
+_RANGE_MERIDIEM = re.compile(r"(?<![\d.:])(\d{1,2})(:\d{2})?(\s*(?:to|-|–|—|until|till)\s*)(\d{1,2})(:\d{2})?\s*"
+                             r"(a\.?m\.?|p\.?m\.?)(?![a-z])", re.IGNORECASE)
+
+
+def _both_halves(m: re.Match[str]) -> str:
+    h1, h2, half = int(m.group(1)), int(m.group(4)), m.group(6)
+    first = half if h1 <= h2 or h1 == 12 else ("am" if half.casefold().startswith("p") else "pm")
+    return f"{m.group(1)}{m.group(2) or ''}{first}{m.group(3)}{m.group(4)}{m.group(5) or ''}{half}"
+
+
 # --- quantities -------------------------------------------------------------------------
 # unit -> (dimension, size in the dimension's base unit)
 _UNITS: dict[str, tuple[str, float]] = {}
@@ -122,6 +158,8 @@ _TABLES: dict[str, dict[str, float]] = {
     "voltage": {"volt": 1, "volts": 1, "伏": 1},
     "frequency": {"hz": 1, "hertz": 1, "赫兹": 1, "khz": 1e3, "mhz": 1e6, "ghz": 1e9},
     "rate": {"kbit/s": 1, "kbps": 1, "mbit/s": 1e3, "mbps": 1e3, "gbit/s": 1e6, "gbps": 1e6},  # not MB/s: bytes
+    "celsius": {"°c": 1, "℃": 1, "摄氏度": 1, "degrees celsius": 1},
+    "fahrenheit": {"°f": 1, "℉": 1, "华氏度": 1, "degrees fahrenheit": 1},
     "torque": {"nm": 1, "n·m": 1, "n.m": 1, "newton-metres": 1, "newton-meters": 1, "牛·米": 1, "牛米": 1},
 }
 for _dim, _table in _TABLES.items():
@@ -334,7 +372,7 @@ def _signed(m: re.Match[str]) -> str:
 def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     """``special_values``' keys, each with where its span starts, and the text blanked."""
     found: list[tuple[int, str]] = []
-    out = text
+    out = _RANGE_MERIDIEM.sub(_both_halves, text)
 
     def take(pattern: re.Pattern[str], key: object) -> None:
         nonlocal out
@@ -357,6 +395,11 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_ZH_MD, lambda m: date(_num(m.group(2)), _num(m.group(3)), m.group(1)))
     take(_ZH_YM, lambda m: f"m:{int(m.group(2)):02d} y:{m.group(1)}" if 1 <= int(m.group(2)) <= 12 else None)
     take(_SLASH_DATE, _slash_date)
+    take(_TIMES_EN, lambda m: _times(1 if m.group(1).casefold() in ("once", "one time") else 2 if m.group(1).casefold()
+                                     == "twice" else 3 if m.group(1).casefold() == "thrice" else _num(m.group(2)),
+                                     _PERIOD[m.group(3).casefold()]))
+    take(_TIMES_ZH, lambda m: _times(_num(m.group(2)), _PERIOD[m.group(1)]))
+    take(_EVERY_ZH, _every_zh)
     take(_EN_MONTH, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d}")
     take(_CLOCK, lambda m: _hhmm(int(m.group(1)), int(m.group(2)), (m.group(3) or "").casefold().replace(".", "")))
     take(_AMPM, lambda m: _hhmm(int(m.group(1)), 0, m.group(2).casefold().replace(".", "")))
@@ -462,6 +505,11 @@ def _quantity(m: re.Match[str]) -> str | None:
     dim, size = unit
     if m.group(2).casefold() in ("s", "d", "h") and amount >= 1000:
         return None  # "1990s" is a decade, not seconds
+    if dim in ("celsius", "fahrenheit"):  # one scale: 140 °F is 60 °C; "-18 °C" is below zero
+        at = m.start(1)
+        below = at > 0 and m.string[at - 1] in "-−" and not (at > 1 and m.string[at - 2].isdigit())  # not "3-5 °C"
+        amount = -amount if below else amount
+        dim, amount = "temperature", round(amount if dim == "celsius" else (amount - 32) * 5 / 9, 1)
     total = amount * size
     return f"q:{dim}:{int(total) if float(total).is_integer() else round(total, 6)}"
 
