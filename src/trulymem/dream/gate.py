@@ -13,15 +13,14 @@ from typing import Literal
 
 from trulymem.dream.changes import moved_to, retires
 from trulymem.dream.judge import Judged, _two_places, days_apart
+from trulymem.dream.kinship import kin_differs, people_differ
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ
 from trulymem.dream.stated import NUMERIC, same_numbers, values
 from trulymem.dream.values import (
     _EN_NUMBER,
-    kin_differs,
     maybe_same_date,
-    people_differ,
     roughly_equal,
     special_values,
     value_sequence,

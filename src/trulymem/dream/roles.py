@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from trulymem.dream.values import kin
+from trulymem.dream.kinship import kin
 
 _ROLE_EN = re.compile(
     r"^\s*(?P<who>[^,;:.]+?)\s+(?:(?:now|currently|still)\s+)?"

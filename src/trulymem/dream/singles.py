@@ -13,9 +13,9 @@ from functools import lru_cache
 from itertools import combinations
 
 from trulymem.dream.findings import block_of
+from trulymem.dream.kinship import kin, named_people, relatives_named
 from trulymem.dream.romanize import same_place
 from trulymem.dream.similarity import cjk, mentions, words
-from trulymem.dream.values import kin, named_people, relatives_named
 from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS
 from trulymem.memories import MemoryItem
 from trulymem.text import name_key
