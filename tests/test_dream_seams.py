@@ -16,7 +16,7 @@ from trulymem.dream.gate import provably_same
 from trulymem.dream.kinship import kin_differs
 from trulymem.dream.romanize import same_place
 from trulymem.dream.stated import value_clash
-from trulymem.dream.values import special_values, zh_number
+from trulymem.dream.values import special_values, value_sequence, zh_number
 from trulymem.memories import MEMORY_RELATION, iter_memories
 
 CASES = json.loads((Path(__file__).parent / "fixtures" / "dream_seams.json").read_text(encoding="utf-8"))
@@ -56,7 +56,7 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("2,048 MB", "2 GB"), ("1.5 litres", "1500 ml"), ("0.5 kWh", "500 Wh"), ("20,000 square metres", "2 hectares"),
     ("3 公顷", "30000 平方米"), ("140 °F", "60 °C"), ("twice a week", "每周两次"), ("一周两次", "2 times per week"),
     ("两周一次", "every two weeks"), ("一个月一次", "monthly"), ("半个月一次", "twice a month"),
-    ("2:30 to 3:50 pm", "14:30–15:50")])
+    ("2:30 to 3:50 pm", "14:30–15:50"), ("listens on port 8080", "监听 8080 端口"), ("USD 4,500 a month", "$4500/month")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 
@@ -160,3 +160,9 @@ def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: st
     ("The 5G network", "q:mass:5")])  # "G" is no gram
 def test_what_a_value_is_not(text: str, not_read: str) -> None:
     assert not_read not in special_values(text)[0]
+
+
+@pytest.mark.parametrize(("a", "b"), [("USD 4,500", "$4,500"), ("3000 美元", "$3,000"), ("20 欧元", "EUR 20"),
+                                      ("花了3000元", "¥3000"), ("年薪 30万", "300000")])
+def test_one_amount_written_two_ways(a: str, b: str) -> None:
+    assert value_sequence(a) == value_sequence(b) != ()

@@ -253,7 +253,8 @@ _BOUND = re.compile(r"\b(?:more|less|longer|shorter|further|fewer)\s+than\b|\bat
                     re.IGNORECASE)
 
 
-_LIMIT = re.compile(r"\b(?:limit(?:s|ed)?\s+(?:\w+\s+){0,3}to|at most|no more than|not more than|up to|"
+_LIMIT = re.compile(r"\b(?:limit(?:s|ed)?\s+(?:\w+\s+){0,3}to|limit (?:is|of)|capped|cap (?:is|of)|at most|no more than|"
+                    r"not more than|up to|"
                     r"allow(?:s|ed)?\s+(?:up to\s+|at most\s+|only\s+)?(?:\d|one|two|three|four|five|an?\s)|maximum|max|"
                     r"cap(?:s|ped)?\s+(?:\w+\s+){0,3}at)\b|最多|不超过|不能超过|上限|限制在",
                     re.IGNORECASE)

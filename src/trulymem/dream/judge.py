@@ -231,7 +231,8 @@ def days_apart(a: str, b: str) -> bool:
 # a value said to have changed: "was pushed to November 30", "went up to $2,050", 推迟到, 改到
 _TOLD_CHANGE = re.compile(r"\b(?:pushed|moved|rescheduled|switched|changed|raised|lowered|increased|decreased|went up|"
                           r"went down|bumped|upgraded|downgraded|extended|postponed|delayed|brought forward|updated|"
-                          r"correction|now|no longer|any ?more)\b|改到|改成|改为|推迟|提前到|调整|调到|提高到|降到|现在|已经",
+                          r"correction|now|no longer|any ?more|upgrade)\b|改到|改成|改为|推迟|提前到|调整|调到|提高到|降到|现在|"
+                          r"已经|升级|换成|换到|迁移|切换|转到|改用",
                           re.IGNORECASE)
 
 
@@ -446,7 +447,7 @@ _CHANGE_WORDS = frozenset(words(
     "correction corrected actually now currently current new newly raised lowered increased decreased reduced cut "
     "bumped rescheduled moved changed updated switched pushed extended shortened since as of after at renewal "
     "got was were been has have had is are went up down to from then these days anymore any more migrated migrate "
-    "upgraded upgrade 到 减 降 升 提 改 调 换"))
+    "upgraded upgrade 到 减 降 升 提 改 调 换 级 迁 移 切 成"))
 
 
 _ADVERBS = GENERIC - frozenset(words("use make get go set put keep take give do done"))  # verbs separate

@@ -82,9 +82,13 @@ def values(text: str) -> frozenset[str]:
     found |= {m.group(0).casefold() for m in MONTH.finditer(text)}
     found |= {ABBREVIATIONS.get(n, n) for n in (m.group(0).casefold().strip(".") for m in NAME.finditer(text))}
     words_found = {VALUE_WORDS[m.group(0).casefold()] for m in _VALUE_WORD.finditer(text)}
-    # a language or number named in words stands for itself, not as a Latin-letter name too
-    found -= {m.group(0).casefold() for m in _VALUE_WORD.finditer(text)}
+    # a language or number named in words stands for itself, not as a Latin-letter name too; a
+    # currency code is the amount's ("USD 4,500" is "$4,500"), compared in value_sequence
+    found -= {m.group(0).casefold() for m in _VALUE_WORD.finditer(text)} | _CURRENCY_CODES
     return frozenset(found | words_found | special)
+
+
+_CURRENCY_CODES = frozenset("usd eur gbp cny rmb jpy inr sgd".split())
 
 
 @lru_cache(maxsize=131_072)  # per pair, asked by the judge, the gate and the review list

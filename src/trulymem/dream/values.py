@@ -91,7 +91,9 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     (r"\bon\s+weekdays\b|每个?工作日", "f:wd"), (r"\bon\s+weekends\b|每个?周末", "f:we"),
     (r"\b(?:monthly|every month|each month|once a month)\b|每月|每个月", "f:1m"),
     (r"\b(?:yearly|annually|every year|each year|once a year)\b|每年", "f:1y"),
-    (r"\b(?:quarterly|every quarter)\b|每季度|每个季度", "f:3m"))]
+    (r"\b(?:quarterly|every quarter)\b|每季度|每个季度", "f:3m"),
+    # an amount per period ("USD 4,500 a month", "$20/month"): how often, not how long
+    *((rf"(?<=[\dkK%])\s*(?:a|per|each|/)\s*{unit}\b", f"f:1{unit[0]}") for unit in ("day", "week", "month", "year")))]
 
 # counted: "twice a week" = "每周两次" = "一周两次" (f:2/w); "两周一次" = "every two weeks" (f:2w), not Monday (周一)
 _PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y", "hour": "h", "天": "d", "日": "d", "周": "w",
@@ -116,6 +118,11 @@ def _every_zh(m: re.Match[str]) -> str | None:
         return _times(2, period)
     n = _num(m.group(1)) if m.group(1) else 1
     return None if n is None or n <= 0 else f"f:{n:g}{period}"
+
+
+# a port is one number of one service ("listens on port 8443", "service port is 9443", 监听 8080 端口)
+_PORT = re.compile(r"\bports?(?:\s+(?:is|was|of|=|:|number|no\.?))*\s*[:=]?\s*(\d{2,5})\b|(?<!\d)(\d{2,5})\s*端口|"
+                   r"端口(?:号)?(?:是|为|改成|改为)?\s*(\d{2,5})(?!\d)", re.IGNORECASE)
 
 
 # "2:30 to 3:50 pm": the one am/pm is both times' ("11 to 1 pm": the first is before noon)
@@ -255,9 +262,11 @@ _TENS_N = {w: 20 + 10 * k for k, w in enumerate(_TENS.split("|"))}
 _EN_WORDS = "|".join(sorted((w for w in _EN_NUMBER if len(w) > 2), key=len, reverse=True))
 # a number not read as a date, time or quantity: its sign (not after a digit: "9-5" is a range),
 # currency symbol, digits (thousands separators, decimals), "k" and "%"; a Chinese numeral before a measure word
-_PLAIN_NUMBER = re.compile(r"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹])?\s?(\d+(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
-                           r"(?:\s?([kK]|million|billion|mn|bn)(?![a-zA-Z])|\s?(%|percent\b))?"
-                           r"([$€£¥￥₹]|\s?(?-i:USD|EUR|GBP|CNY|RMB|JPY|INR)\b|\s?(?:dollars?|euros?)\b)?"
+_PLAIN_NUMBER = re.compile(r"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹]|\b(?-i:USD|EUR|GBP|CNY|RMB|JPY|INR|SGD)\s?)?\s?"
+                           r"(\d+(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
+                           r"(?:\s?([kK]|million|billion|mn|bn|万)(?![a-zA-Z])|\s?(%|percent\b))?"
+                           r"([$€£¥￥₹]|\s?(?-i:USD|EUR|GBP|CNY|RMB|JPY|INR|SGD)\b|\s?(?:dollars?|euros?)\b|"
+                           r"\s?(?:美元|美金|欧元|英镑|日元|人民币|块钱|块|元|新币))?"
                            rf"|([{_ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分])"
                            rf"|\b((?:(?:{_ONES}|a)\s+hundred(?:\s+(?:and\s+)?(?:{_TENS}|{_EN_WORDS}))?"
                            rf"|(?:{_TENS}))(?:[- ](?:{_ONES}))?|(?:half\s+)?a\s+dozen|{_EN_WORDS})\b", re.IGNORECASE)
@@ -268,10 +277,11 @@ def without_numbers(text: str) -> str:
     return _PLAIN_NUMBER.sub(" ", text)
 
 
-_SCALE = {"": 1, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
+_SCALE = {"": 1, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "万": 1e4}
 # "2000 USD" is "$2,000", "300 euros" is "€300"
 _CURRENCY = {"usd": "$", "dollar": "$", "dollars": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£", "cny": "¥",
-             "rmb": "¥", "jpy": "¥", "inr": "₹"}
+             "rmb": "¥", "jpy": "¥", "inr": "₹", "sgd": "S$", "美元": "$", "美金": "$", "欧元": "€", "英镑": "£",
+             "日元": "¥", "人民币": "¥", "块钱": "¥", "块": "¥", "元": "¥", "新币": "S$"}
 
 
 def _signed(m: re.Match[str]) -> str:
@@ -286,7 +296,8 @@ def _signed(m: re.Match[str]) -> str:
             total = max(total, 1) * 100 if w == "hundred" else total + _EN_NUMBER.get(w, _TENS_N.get(w, 0))
         return f"n:{total}"
     n = float(m.group(3).replace(",", "")) * _SCALE[(m.group(4) or "").casefold()]
-    money = (m.group(2) or _CURRENCY.get((m.group(6) or "").strip().casefold(), m.group(6) or "")).replace("￥", "¥")
+    written = (m.group(2) or m.group(6) or "").strip()
+    money = (_CURRENCY.get(written.casefold(), written)).replace("￥", "¥")
     n = round(n, 6)
     sign = "-" if m.group(1) in ("-", "−") else ""
     return f"n:{sign}{money}{int(n) if n.is_integer() else n}{'%' if m.group(5) else ''}"
@@ -312,6 +323,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
         return f"d:{month:02d}-{day:02d}" + (f" y:{year}" if year else "")
 
     take(_PATHLIKE, _path)
+    take(_PORT, lambda m: f"port:{int(m.group(1) or m.group(2) or m.group(3))}")
     take(_RATE, _rate)
     take(_ISO_DATE, lambda m: date(int(m.group(2)), int(m.group(3)), m.group(1)))
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
