@@ -56,7 +56,8 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("2,048 MB", "2 GB"), ("1.5 litres", "1500 ml"), ("0.5 kWh", "500 Wh"), ("20,000 square metres", "2 hectares"),
     ("3 公顷", "30000 平方米"), ("140 °F", "60 °C"), ("twice a week", "每周两次"), ("一周两次", "2 times per week"),
     ("两周一次", "every two weeks"), ("一个月一次", "monthly"), ("半个月一次", "twice a month"),
-    ("2:30 to 3:50 pm", "14:30–15:50"), ("listens on port 8080", "监听 8080 端口"), ("USD 4,500 a month", "$4500/month")])
+    ("2:30 to 3:50 pm", "14:30–15:50"), ("listens on port 8080", "监听 8080 端口"), ("USD 4,500 a month", "$4500/month"),
+    ("200 bar", "20000 kPa"), ("2 feet", "24 inches"), ("1.75 m", "175 厘米")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 
@@ -157,7 +158,8 @@ def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: st
     ("The cache holds 2,048 MB", "q:bytes:49152"),  # a thousands separator is no decimal break
     ("a 3-5 °C band", "q:temperature:-5"),  # a range, not below zero
     ("Team A v team B, 20 v 30", "q:voltage:20"),  # "v" alone is no volt
-    ("The 5G network", "q:mass:5")])  # "G" is no gram
+    ("The 5G network", "q:mass:5"),  # "G" is no gram
+    ("a $10m budget", "q:length:10")])  # money, not metres
 def test_what_a_value_is_not(text: str, not_read: str) -> None:
     assert not_read not in special_values(text)[0]
 

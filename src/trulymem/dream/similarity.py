@@ -24,7 +24,7 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
-_ZH_FUNCTION = set("的了是在和与或吗呢吧啊我你他她它们这那个很也都就还又把被给对从向而且但却么")
+_ZH_FUNCTION = set("的了是在和与或吗呢吧啊我你他她它们这那个很也都就还又把被给对从向而且但却么里")
 NEGATIONS = frozenset({"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "won't", "cannot",
                        "can't", "avoid", "without", "stop", "stopped", "dislike", "dislikes", "hate", "hates",
                        "forbidden", "forbids", "prohibited", "banned",

@@ -151,7 +151,9 @@ _TABLES: dict[str, dict[str, float]] = {
     "length": {"mm": 0.001, "毫米": 0.001, "cm": 0.01, "厘米": 0.01, "公分": 0.01,
                "meter": 1, "meters": 1, "metre": 1, "metres": 1, "米": 1,
                "km": 1000, "kilometer": 1000, "kilometers": 1000, "kilometres": 1000, "公里": 1000, "千米": 1000,
-               "mile": 1609.344, "miles": 1609.344},
+               "mile": 1609.344, "miles": 1609.344, "ft": 0.3048, "feet": 0.3048, "foot": 0.3048, "英尺": 0.3048,
+               "inch": 0.0254, "inches": 0.0254, "英寸": 0.0254},
+    "pressure": {"bar": 1e5, "psi": 6894.757, "kpa": 1e3, "mpa": 1e6, "巴": 1e5},
     "mass": {"gram": 1, "grams": 1, "克": 1, "kg": 1000, "kilo": 1000, "kilos": 1000, "kilogram": 1000,
              "kilograms": 1000, "公斤": 1000, "千克": 1000, "斤": 500, "lb": 453.592, "lbs": 453.592,
              "pound": 453.592, "pounds": 453.592},
@@ -173,7 +175,7 @@ for _dim, _table in _TABLES.items():
     for _u, _size in _table.items():
         _UNITS[_u] = (_dim, _size)
 # symbols that are a unit only as written ("48 V", "750 W", "640 g"; "20 v 30" is no voltage, "5G" no mass)
-_CASED: dict[str, tuple[str, float]] = {"V": ("voltage", 1), "W": ("power", 1), "g": ("mass", 1)}
+_CASED: dict[str, tuple[str, float]] = {"V": ("voltage", 1), "W": ("power", 1), "g": ("mass", 1), "m": ("length", 1)}
 _CASED_FOLDED = {u.casefold() for u in _CASED}
 _UNITS.update(_CASED)
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
@@ -436,8 +438,8 @@ def _quantity(m: re.Match[str]) -> str | None:
         return f"u:{amount:g}{written}"  # Mb, Gb are bits, Ms mega-seconds: only the same symbol is the same
     unit = _CASED.get(written) if written.casefold() in _CASED_FOLDED else \
         _UNITS.get(written.casefold()) or _UNITS.get(written)
-    if amount is None or unit is None:
-        return None
+    if amount is None or unit is None or (written == "m" and m.start(1) > 0 and m.string[m.start(1) - 1] in "$€£¥"):
+        return None  # "$10m" is money
     dim, size = unit
     if m.group(2).casefold() in ("s", "d", "h") and amount >= 1000:
         return None  # "1990s" is a decade, not seconds
