@@ -12,7 +12,7 @@ from weakref import WeakKeyDictionary
 
 from trulymem import budget
 from trulymem.dream.contradictions import contradiction, find_contradictions, reworded_swaps
-from trulymem.dream.duplicates import duplicate_candidates, merge_groups, pair_key, reviews
+from trulymem.dream.duplicates import duplicate_candidates, merge_groups, pair_key, reviews, shared_values
 from trulymem.dream.findings import (
     Analysis,
     Contradiction,
@@ -24,7 +24,7 @@ from trulymem.dream.findings import (
     kind_of,
     text_of,
 )
-from trulymem.dream.gate import Gated, gate, veto_conflict, worth_review
+from trulymem.dream.gate import CROSS_REVIEW, Gated, gate, veto_conflict, worth_review
 from trulymem.dream.judge import FrameSimilarity, Judged, judge
 from trulymem.dream.model_judge import judge_with_llm
 from trulymem.dream.policy import Retention
@@ -80,6 +80,11 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
                                                       model=llm is not None)
     for pair in same | unsure:
         sims[pair] = max(sims.get(pair, 0.0), 1.0 if pair in same else 0.9)
+    # one rare value said in two languages: for a person (or a model) to look at, never a conflict alone
+    for pair in shared_values(rest, set()):
+        if pair_key(rest[pair[0]], rest[pair[1]]) not in distinct:
+            wide_only |= set() if pair in sims else {pair}
+            sims[pair] = max(sims.get(pair, 0.0), CROSS_REVIEW)
     # one thing said around two values in other words: judged, and kept only as a conflict
     reworded = {p: s for p, s in reworded_swaps(rest, df, cfg.max_postings).items()
                 if pair_key(rest[p[0]], rest[p[1]]) not in distinct}

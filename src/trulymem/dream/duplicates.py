@@ -10,8 +10,9 @@ import numpy as np
 import numpy.typing as npt
 
 from trulymem.dream.findings import DreamSettings, Merge, Review, block_of, kind_of, text_of
-from trulymem.dream.similarity import negated, similar_pairs, words
+from trulymem.dream.similarity import cjk, negated, similar_pairs, words
 from trulymem.dream.stated import value_clash
+from trulymem.dream.values import special_values
 from trulymem.embed import Embedder
 from trulymem.memories import MEMORY_RELATION, MemoryItem
 from trulymem.text import relation_key
@@ -39,6 +40,28 @@ def duplicate_candidates(live: Sequence[MemoryItem], sets: list[set[str]], df: d
                 wide_only.add(pair)
             sims[pair] = max(c, sims.get(pair, 0.0))
     return sims, lexical, wide_only
+
+
+_RARE = 3  # a value this many memories of a block share at most is a clue to one fact
+_DISTINCT_KEY = ("d:", "t:", "q:", "port:")  # a day of the year, a time, an amount, a port: not "weekly"
+
+
+def shared_values(live: Sequence[MemoryItem], held: set[str]) -> set[tuple[int, int]]:
+    """Pairs across languages that state the same rare value (a date, a time, an amount): one
+    fact said twice is often worded too differently for an encoder ("Amara was born on 5 March
+    1984" / "用户的生日是1984年3月5日"). Candidates for the judge, and for a person at most."""
+    by_key: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, m in enumerate(live):
+        if m.id in held:
+            continue
+        for key in special_values(m.memory)[0]:
+            if key.startswith(_DISTINCT_KEY):
+                by_key[(block_of(m), key)].append(i)
+    out = set()
+    for idx in by_key.values():
+        if 2 <= len(idx) <= _RARE:
+            out |= {(x, y) for x in idx for y in idx if x < y and cjk(live[x].memory) != cjk(live[y].memory)}
+    return out
 
 
 def merge_groups(live: Sequence[MemoryItem], sets: list[set[str]], sims: dict[tuple[int, int], float],
