@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from trulymem.dream.similarity import mentions
+from trulymem.dream.similarity import mentions, words
 from trulymem.dream.singles import single
 from trulymem.dream.values import special_values
 
+_PERSON = r"(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*)?"
 # "we moved from Heroku to Lambda", "switched from npm to pnpm", "replaced Jenkins with GitHub Actions",
 # "no longer use X", 从X迁移到Y, 由X换成Y, 不再使用X: the old value is no longer current.
 _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
@@ -44,12 +45,19 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"server|instance|vault|files?))?\s+(?:(?:was|were|has been|have been|got)\s+(?:cancell?ed|deleted|archived)|"
     r"lapsed|expired)\b",
     r"\b(?:the\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:was|were|has been|have been|got|is being)\s+(?:retired|removed|dropped|"
-    r"decommissioned|deprecated|shut down|turned off|phased out|ripped out)\b")]
+    r"decommissioned|deprecated|shut down|turned off|phased out|ripped out)\b",
+    # a role handed on: "Tomás took over release management from Priya", "Liis replaced Oskar as tech lead"
+    rf"\btook over\s+(?:[\w'’-]+\s+){{0,5}}?from\s+(?P<old>{_PERSON})",
+    rf"\breplaced\s+(?P<old>{_PERSON})\s+as\b",
+    rf"\bafter\s+(?P<old>{_PERSON})\s+(?:left|moved|stepped down|quit|retired|went on leave)\b")]
+_ROLE_HANDED = re.compile(r"\btook over\b|\breplaced\s+\S+(?:\s+\S+)?\s+as\b|\bafter\s+\S+(?:\s+\S+)?\s+(?:left|moved|"
+                          r"stepped down|quit|retired|went on leave)\b|接替|取代", re.IGNORECASE)
 _CHANGE_ZH = [re.compile(p) for p in (
     r"从(?P<old>[^，。；,;]{1,20}?)(?:迁移|迁|搬|换|切换|改|转)(?:到|成|为)了?(?P<new>[^，。；,;]{1,20})",
     r"由(?P<old>[^，。；,;]{1,20}?)(?:改为|换成|切换到)(?P<new>[^，。；,;]{1,20})",
     r"不再(?:使用|用|部署到|住在)(?P<old>[^，。；,;]{1,20})",
     r"(?:弃用|停用|去掉|移除|下线|淘汰)了?(?P<old>[^，。；,;]{1,20})",
+    r"(?:接替|取代)了?(?P<old>[^，。；,;的]{1,10}?)(?:的|，|。|成为|担任|负责|$)",
     r"(?P<old>[^，。；,;]{1,20}?)(?:已经|已)?(?:被)?(?:弃用|停用|下线|淘汰)")]
 
 
@@ -58,7 +66,8 @@ _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|cha
                           r"no longer|instead of|left|quit|stopped|gave up|given up|any ?more|"
                           r"ripped|tore|sold|gave away|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
                           r"cancell?ed|deleted|uninstalled|unsubscribed|ditched|dumped|exported|out of|lapsed|expired|archived|"
-                          r"decommissioned|deprecated|shut down|turned off|从|由|不再|弃用|停用|去掉|移除|下线|淘汰",
+                          r"decommissioned|deprecated|shut down|turned off|took over|after|"
+                          r"从|由|不再|弃用|停用|去掉|移除|下线|淘汰|接替|取代",
                           re.IGNORECASE)
 
 
@@ -71,7 +80,7 @@ def replaced_value(text: str) -> str | None:
     for pattern in (*_CHANGE_EN, *_CHANGE_ZH):
         m = pattern.search(text)
         if m:
-            return m.group("old").strip(" '\"“”")
+            return m.group("old").strip(" '\"“”").rstrip(".")
     return None
 
 
@@ -90,10 +99,23 @@ def retires(change: str, other: str) -> bool:
         return False
     if _LEFT.search(change) and not _MEMBER.search(other):
         return False  # "Marcus left Tidewell" retires who works there, not "Tidewell's field season starts in June"
+    if _ROLE_HANDED.search(change) and not _same_role(change, other, old):
+        return False  # "took over release management from Priya" retires her role, not "Priya likes tea"
     moved = single(change)  # "moved from Qingdao to Hefei" retires where he lived, not the club he supports
     return moved is None or moved[0] != "home" or single(other) is not None
 
 
+def _same_role(change: str, other: str, old: str) -> bool:
+    """Both speak of the role: a word of the change that names no one and nothing (not the person
+    who held it, not the project: "release management"), in the other."""
+    names = set(words(" ".join(_CAPITALISED.findall(change)))) | set(words(old))
+    return bool((set(words(change)) - names - _FILLER) & set(words(other)))
+
+
+_CAPITALISED = re.compile(r"(?-i:[A-Z])[\w'’.-]*")
+
+
+_FILLER = frozenset(words("took over from replaced after left moved stepped down quit retired went leave now since"))
 _LEFT = re.compile(r"\b(?:left|quit)\s+(?-i:[A-Z])", re.IGNORECASE)
 # belonging to a place of work, a team, a band, a club: what leaving it ends
 _MEMBER = re.compile(r"\b(?:works?|working|worked|employ\w*|job|joined|member|plays?|played|sings?|is at|was at|"
@@ -113,7 +135,8 @@ _MOVED_EN = re.compile(r"\b(?:mov(?:ed|ing|es)|migrat(?:ed|ing|es)|switch(?:ed|i
                        r"(?:[\w'’-]+\s+){0,5}?"
                        r"(?:over\s+)?(?:to|onto)\s+"
                        r"(?P<new>(?:[^,.;]|\.(?=\w))+)", re.IGNORECASE)
-_MOVED_ZH = re.compile(r"(?:改用|换成|换到|迁到|迁移到|搬到|切换到|改为|转到)了?(?P<new>[^，。；,;了]{1,20})")
+_MOVED_ZH = re.compile(r"(?:改用|换成|换到|迁到|迁移到|搬到|切换到|改为|转到|改到|改成|调到|推迟到|提前到)了?"
+                       r"(?P<new>[^，。；,;了]{1,20})")
 
 
 @lru_cache(maxsize=131_072)

@@ -216,7 +216,8 @@ def _moves(live: Sequence[MemoryItem], add: Any) -> None:
                     or replaced_value(other.memory) is not None or moved_to(other.memory) is not None \
                     or mentions(other.memory, new):
                 continue
-            named = {v for v in values(other.memory) if not v[:1].isdigit() and ":" not in v}
+            named = {v for v in values(other.memory) if not v[:1].isdigit() and ":" not in v
+                     and not re.fullmatch(r"n\d+", v)}  # a count ("一个" is n1) names nothing
             if named and not any(v in m.memory.casefold() for v in named) or moved_time(new, other.memory):
                 add(other, m, "")
 
