@@ -27,10 +27,11 @@ from trulymem.dream.findings import (
 from trulymem.dream.gate import CROSS_REVIEW, Gated, gate, veto_conflict, worth_review
 from trulymem.dream.judge import FrameSimilarity, Judged, judge
 from trulymem.dream.model_judge import judge_with_llm
+from trulymem.dream.owner import restated_by_name
 from trulymem.dream.policy import Retention
 from trulymem.dream.similarity import document_frequencies, words
-from trulymem.dream.values import special_values, value_sequence, without_numbers
-from trulymem.dream.vocab import CANON, GENERIC, IDENT, PATH, PROPER
+from trulymem.dream.terms import terms
+from trulymem.dream.vocab import IDENT, PATH, PROPER
 from trulymem.embed import Embedder
 from trulymem.embed.base import Matrix
 from trulymem.llm.base import LLM
@@ -66,7 +67,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     expired = _expired(items, retention, now)
     rest = [m for m in items if m.id not in expired]
     seqs = [words(text_of(m)) for m in rest]
-    sets = [_terms(text_of(m)) for m in rest]
+    sets = [terms(text_of(m)) for m in rest]
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
     step("Analysing: contradictions", 1, 4)
     found, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings)
@@ -109,6 +110,10 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     else:  # no model: merge only what is provably one fact, the rest alike goes to a person
         verdicts = {pair: gate(rest[pair[0]].memory, rest[pair[1]].memory, v, sure=pair not in wide_only)
                     for pair, v in judged.items()}
+        flagged = {frozenset((c.a.id, c.b.id)) for c in conflicts}
+        for pair, s in restated_by_name(rest, df, distinct, cfg, embedder, verdicts.keys(), frames).items():
+            if frozenset((rest[pair[0]].id, rest[pair[1]].id)) not in flagged:
+                verdicts[pair], sims[pair] = "review", s  # "Tomás …" / "The user …": a person decides
     verdicts, held = _hold_conflicts(rest, verdicts, conflicts)
     free = [k for k, m in enumerate(rest) if not m.pinned]
     at = {k: n for n, k in enumerate(free)}
@@ -143,14 +148,6 @@ def _hold_conflicts(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], 
     return {(i, j): "distinct" if frozenset((rest[i].id, rest[j].id)) in shown else
             "review" if v == "duplicate" and (rest[i].id in held or rest[j].id in held) else v
             for (i, j), v in verdicts.items()}, held
-
-
-def _terms(text: str) -> set[str]:
-    """A memory's significant words (synonyms as one), its dates, times, quantities and
-    frequencies as one term each however written ("half an hour" = "30 minutes"), and so its numbers."""
-    keys, rest = special_values(text)
-    numbers = {v for v in value_sequence(text) if v.startswith("n:")}  # "twenty-one" = "21" = "二十一"
-    return {CANON.get(t, t) for t in words(without_numbers(rest)) if t not in GENERIC} | set(keys) | numbers
 
 
 def _vet(found: list[Contradiction], rest: Sequence[MemoryItem]
