@@ -111,9 +111,10 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
         verdicts = {pair: gate(rest[pair[0]].memory, rest[pair[1]].memory, v, sure=pair not in wide_only)
                     for pair, v in judged.items()}
         flagged = {frozenset((c.a.id, c.b.id)) for c in conflicts}
-        for pair, s in restated_by_name(rest, df, distinct, cfg, embedder, verdicts.keys(), frames).items():
+        for pair, (s, one) in restated_by_name(rest, df, distinct, cfg, embedder, verdicts.keys(), frames).items():
             if frozenset((rest[pair[0]].id, rest[pair[1]].id)) not in flagged:
                 verdicts[pair], sims[pair] = "review", s  # "Tomás …" / "The user …": a person decides
+                judged[pair] = "duplicate" if one else "ambiguous"
     verdicts, held = _hold_conflicts(rest, verdicts, conflicts)
     free = [k for k, m in enumerate(rest) if not m.pinned]
     at = {k: n for n, k in enumerate(free)}
@@ -125,7 +126,9 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     asked = [((at[i], at[j]), sims[(i, j)]) for (i, j), v in verdicts.items() if v == "review" and i in at and j in at
              and frozenset((rest[i].id, rest[j].id)) not in kept
              and (llm is not None or worth_review(rest[i].memory, rest[j].memory, sims[(i, j)]))]
-    out.reviews, out.reviews_more = reviews(live, live_sets, asked, out.merges, cfg.max_reviews)
+    # what the judge read as one fact comes before what it could not tell, each most alike first
+    alike = {(at[i], at[j]) for (i, j), v in judged.items() if v == "duplicate" and i in at and j in at}
+    out.reviews, out.reviews_more = reviews(live, live_sets, asked, out.merges, cfg.max_reviews, first=alike)
     held |= {m.id for g in out.merges for m in g.items} | {m.id for r in out.reviews for m in (r.a, r.b)}
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     step("Analysed", 4, 4)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -78,7 +78,7 @@ def merge_groups(live: Sequence[MemoryItem], sets: list[set[str]], sims: dict[tu
 
 
 def reviews(live: Sequence[MemoryItem], sets: list[set[str]], pairs: list[tuple[tuple[int, int], float]],
-            merges: list[Merge], cap: int) -> tuple[list[Review], int]:
+            merges: list[Merge], cap: int, first: Collection[tuple[int, int]] = ()) -> tuple[list[Review], int]:
     """The pairs a person decides, most alike first; and how many more there are. A pair
     whose one side is in a proposed merge offers to merge the other into that group (its
     merged text says so)."""
@@ -91,7 +91,7 @@ def reviews(live: Sequence[MemoryItem], sets: list[set[str]], pairs: list[tuple[
         if ga is not None and gb is not None:
             continue  # both already merged (into one group or two): nothing to decide here
         usable.append(((i, j), s, ga or gb))
-    usable.sort(key=lambda u: (-u[1], live[u[0][0]].id, live[u[0][1]].id))
+    usable.sort(key=lambda u: (u[0] not in first, -u[1], live[u[0][0]].id, live[u[0][1]].id))
     out: list[Review] = []
     asked: set[frozenset[str]] = set()
     for (i, j), s, group in usable:

@@ -91,11 +91,11 @@ def as_user(m: MemoryItem, name: str) -> MemoryItem:
 
 def restated_by_name(rest: Sequence[MemoryItem], df: dict[str, int], distinct: set[tuple[str, str]],
                      cfg: DreamSettings, embedder: Embedder | None, seen: Collection[tuple[int, int]],
-                     frames: FrameSimilarity | None) -> dict[tuple[int, int], float]:
+                     frames: FrameSimilarity | None) -> dict[tuple[int, int], tuple[float, bool]]:
     """Pairs alike once the user's name reads as "the user" ("Tomás takes his coffee black" /
     "The user drinks his coffee black"), not found otherwise: for a person to review, never
     merged or flagged on that reading alone (the name is read from the memories, not known).
-    Each with its similarity."""
+    Each with its similarity, and whether the judge read the two as one fact."""
     name = user_name(rest)
     if name is None:
         return {}
@@ -113,5 +113,5 @@ def restated_by_name(rest: Sequence[MemoryItem], df: dict[str, int], distinct: s
         verdict = judge(a, b, frames, s)
         if verdict in ("duplicate", "ambiguous") and gate(a, b, verdict, sure=False) in ("duplicate", "review") \
                 and worth_review(a, b, s):
-            out[(i, j)] = s
+            out[(i, j)] = (s, verdict == "duplicate")
     return out
