@@ -48,6 +48,11 @@ def test_too_few_mentions_name_no_one() -> None:
     ("Ask Priya first.", "Ask the user first."),
     ("Priya 喜欢喝乌龙茶。", "用户 喜欢喝乌龙茶。"),
     ("Priya-Lane Ltd is a client.", "Priya-Lane Ltd is a client."),  # a part of another name stays
+    ("She bakes bread on Sundays.", "The user bakes bread on Sundays."),  # an opening pronoun is the user
+    ("His sister lives in Leeds.", "The user's sister lives in Leeds."),
+    ("He'd rather see the whole file.", "The user would rather see the whole file."),
+    ("他女朋友是设计师。", "用户女朋友是设计师。"),
+    ("他们住在上海。", "他们住在上海。"),  # "they" are others
 ])
 def test_the_rules_read_the_name_as_the_user(text: str, read: str) -> None:
     assert as_user(item(text), "Priya").memory == read

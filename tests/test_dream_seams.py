@@ -57,7 +57,8 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("3 公顷", "30000 平方米"), ("140 °F", "60 °C"), ("twice a week", "每周两次"), ("一周两次", "2 times per week"),
     ("两周一次", "every two weeks"), ("一个月一次", "monthly"), ("半个月一次", "twice a month"),
     ("2:30 to 3:50 pm", "14:30–15:50"), ("listens on port 8080", "监听 8080 端口"), ("USD 4,500 a month", "$4500/month"),
-    ("200 bar", "20000 kPa"), ("2 feet", "24 inches"), ("1.75 m", "175 厘米")])
+    ("200 bar", "20000 kPa"), ("2 feet", "24 inches"), ("1.75 m", "175 厘米"), ("on Saturdays and Sundays", "on weekends"),
+    ("Monday through Friday: Mon, Tue, Wed, Thu, Fri", "on weekdays")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 

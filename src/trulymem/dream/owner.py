@@ -74,16 +74,26 @@ def _most_spoken_of(items: Sequence[MemoryItem]) -> str | None:
     return ranked[0][0]
 
 
-def as_user(m: MemoryItem, name: str) -> MemoryItem:
-    """The memory as the rules read it: the user's name as "the user" (用户 in Chinese)."""
+# a memory that opens with "He" / "She" / 他 / 她 and names no one else is about the user
+_PRONOUN_EN = re.compile(r"^(?:(He|She)(?:['’](?:d|s))?|(His|Her))\b(?!\s+(?-i:[A-Z]))")
+_PRONOUN_ZH = re.compile(r"^(?:他|她)(?=的|[^们])")
+
+
+def as_user(m: MemoryItem, name: str | None) -> MemoryItem:
+    """The memory as the rules read it: the user's name, or an opening pronoun, as "the user"
+    (用户 in Chinese)."""
     text = m.memory
-    own = re.compile(rf"(?<![\w-]){re.escape(name)}(?:['’]s|['’](?!\w))?(?![\w-])")
-    if not own.search(text):
+    own = re.compile(rf"(?<![\w-]){re.escape(name)}(?:['’]s|['’](?!\w))?(?![\w-])") if name else None
+    if not (own and own.search(text)) and not _PRONOUN_EN.match(text) and not _PRONOUN_ZH.match(text):
         return m
 
     def said(x: str) -> str:
         if cjk(x):
-            return own.sub("用户", x)
+            return _PRONOUN_ZH.sub("用户", own.sub("用户", x) if own else x)
+        x = _PRONOUN_EN.sub(lambda k: "The user's" if k.group(2) else "The user would" if k.group(0)[-1:] == "d"
+                            else "The user", x)
+        if own is None:
+            return x
         out = own.sub(lambda k: "the user's" if k.group(0) != name else "the user", x)
         return out[:1].upper() + out[1:] if x[:1].isupper() else out
     return m.model_copy(update={"memory": said(text), "object": said(m.object)})
@@ -97,8 +107,6 @@ def restated_by_name(rest: Sequence[MemoryItem], df: dict[str, int], distinct: s
     merged or flagged on that reading alone (the name is read from the memories, not known).
     Each with its similarity, and whether the judge read the two as one fact."""
     name = user_name(rest)
-    if name is None:
-        return {}
     reading = [as_user(m, name) for m in rest]
     changed = {k for k, (m, r) in enumerate(zip(rest, reading)) if m is not r}
     if not changed:

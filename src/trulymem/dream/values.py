@@ -244,7 +244,18 @@ def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
     ``q:time:1209600``, ``f:1w``), and the text with their spans blanked (or, with
     ``mark``, each span's start marked: a frame with its values masked)."""
     found, out = _specials(text, mark)
-    return frozenset(k for _, key in found for k in key.split()), out
+    return _whole_weeks(frozenset(k for _, key in found for k in key.split())), out
+
+
+_WEEKEND, _WORKWEEK = frozenset({"w:6", "w:7"}), frozenset(f"w:{d}" for d in range(1, 6))
+
+
+def _whole_weeks(keys: frozenset[str]) -> frozenset[str]:
+    """"On Saturdays and Sundays" is "on weekends", Monday to Friday is "on weekdays"."""
+    for days, key in ((_WEEKEND, "f:we"), (_WORKWEEK, "f:wd")):
+        if days <= keys:
+            keys = keys - days - {"f:1w"} | {key}
+    return keys
 
 
 @lru_cache(maxsize=65_536)
