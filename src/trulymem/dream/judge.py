@@ -275,7 +275,8 @@ def _measure(value: str) -> bool:
     return ":" in value or value.endswith("%")
 
 
-def _kinds(values_: frozenset[str], text: str) -> set[str]:
+@lru_cache(maxsize=131_072)  # templated memories: one side's values and text recur over thousands of pairs
+def _kinds(values_: frozenset[str], text: str) -> frozenset[str]:
     """"name" and/or "measure"; a number that is part of a name on the same side ("2" in
     "us-east-2") or follows it ("Pixel [8]", "iPhone [13]") is the name's, and so is one
     counted with a Chinese measure word ("[一]部 Pixel 8")."""
@@ -284,10 +285,21 @@ def _kinds(values_: frozenset[str], text: str) -> set[str]:
 
     def the_names(v: str) -> bool:
         digits = re.sub(r"\D", "", v)
-        return bool(digits) and any(digits in n or re.search(rf"{re.escape(n)}\s*{digits}(?!\d)", low) for n in names)
+        return bool(digits) and any(digits in n or _follows(low, n, digits) for n in names)
     measures = [v for v in values_ if v not in names and not the_names(v)
                 and not (v == "n1" and names and _ONE_OF.search(text))]
-    return ({"name"} if names else set()) | ({"measure"} if measures else set())
+    return frozenset(({"name"} if names else set()) | ({"measure"} if measures else set()))
+
+
+def _follows(text: str, name: str, digits: str) -> bool:
+    """``digits`` come right after ``name`` in ``text`` ("pixel 8"), as a number of their own."""
+    at = text.find(name)
+    while at >= 0:
+        rest = text[at + len(name):].lstrip()
+        if rest.startswith(digits) and not rest[len(digits):len(digits) + 1].isdigit():
+            return True
+        at = text.find(name, at + 1)
+    return False
 
 
 _ONE_OF = re.compile(r"一[部台个只辆把款块张]")  # "一部" is "a", not a count

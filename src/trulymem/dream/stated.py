@@ -140,6 +140,11 @@ def same_numbers(a: str, b: str) -> bool:
 
 
 _JOINED = re.compile(r"[\s-]+")
+
+
+@lru_cache(maxsize=131_072)
+def _joined(text: str) -> str:
+    return _JOINED.sub("", text.casefold())
 _WORDLIKE = re.compile(r"[^\W\d_][\w.+#-]*")
 _CAPITALISED = re.compile(r"\b[A-Z][\w-]*")
 
@@ -154,7 +159,7 @@ def _also_said(value: str, other: str) -> bool:
     stem = value[:-1] if value.endswith("s") and len(value) > 3 else value  # "GeoTIFFs" is "GeoTIFF"
     if re.search(rf"(?<![\w.+#-]){re.escape(stem)}s?(?![\w+#-]|\.\w)", other.casefold()):
         return True
-    if "-" in value and len(value) >= 5 and value.replace("-", "") in _JOINED.sub("", other.casefold()):
+    if "-" in value and len(value) >= 5 and value.replace("-", "") in _joined(other):
         return True  # "BSD-3-Clause" / "BSD 3-Clause": one name, hyphenated otherwise
     initials = "".join(m.group(0)[0] for m in _CAPITALISED.finditer(other)).casefold()
     return 2 <= len(value) <= 5 and value.isalpha() and value in initials
@@ -168,6 +173,11 @@ _MULTI_CANON = frozenset(CANON[t] for t in MULTI_VALUED if CANON.get(t) in MULTI
 def many_valued(a: str, b: str) -> bool:
     """The frame takes many values at once ("speaks French" and "speaks Japanese")."""
     shared = set(seen(a)[0]) & set(seen(b)[0])
-    alike = {CANON.get(t, t) for t in seen(a)[0]} & {CANON.get(t, t) for t in seen(b)[0]}  # synonyms as one
-    return bool(shared & MULTI_VALUED or alike & _MULTI_CANON) or \
-        any(w in a.casefold() and w in b.casefold() for w in MULTI_VALUED_PHRASES)
+    if shared & MULTI_VALUED or _canon_words(a) & _canon_words(b) & _MULTI_CANON:  # synonyms as one
+        return True
+    return any(w in a.casefold() and w in b.casefold() for w in MULTI_VALUED_PHRASES)
+
+
+@lru_cache(maxsize=131_072)
+def _canon_words(text: str) -> frozenset[str]:
+    return frozenset(CANON.get(t, t) for t in seen(text)[0])
