@@ -16,6 +16,7 @@ from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import cjk, common_ends, jaccard, mentions, negated, similar_pairs, without_negation, words
 from trulymem.dream.singles import differ, other_attribute, single_conflicts
 from trulymem.dream.stated import numbers_spelled_apart, value_clash, values
+from trulymem.dream.values import special_values
 from trulymem.dream.vocab import (
     ANTONYMS,
     CJK,
@@ -217,8 +218,10 @@ def _moves(live: Sequence[MemoryItem], add: Any) -> None:
                     or mentions(other.memory, new):
                 continue
             named = {v for v in values(other.memory) if not v[:1].isdigit() and ":" not in v
-                     and not re.fullmatch(r"n\d+", v)}  # a count ("一个" is n1) names nothing
-            if named and not any(v in m.memory.casefold() for v in named) or moved_time(new, other.memory):
+                     and not re.fullmatch(r"n\d+|lang-\w+", v)}  # a count ("一个" is n1) names nothing
+            # a move to a date or time ("航班改到了6月19日") retires only another date or time of it
+            if moved_time(new, other.memory) or (not special_values(new)[0] and named
+                                                 and not any(v in m.memory.casefold() for v in named)):
                 add(other, m, "")
 
 
@@ -263,6 +266,8 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
             else None
     if not left or not right or _synonyms(left, right) or set(left) <= set(right) or set(right) <= set(left):
         return None
+    if _DENIAL.search(a.memory) and _DENIAL.search(b.memory):
+        return "distinct", topic  # "does not accept [home-cooked food]" / "… [opened packages]": two denials both hold
     if _numbered(left, a.memory) and _numbered(right, b.memory):
         return "distinct", topic  # "Service svc-[36] deploys to Fly.io" / "svc-[218]", "Ticket #[66560]": whose, not what
     if (clash := value_clash(a.memory, b.memory)) is not None and other_dimensions(clash):
@@ -293,6 +298,8 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
     return "distinct", topic
 
 
+# a plain "not" ("stops working at 18:00" is no denial, though "stop" reads as one elsewhere)
+_DENIAL = re.compile(r"\b(?:not|never|no|don't|doesn't|didn't|cannot|can't|won't|isn't|aren't)\b|不|没|别|勿", re.IGNORECASE)
 _NUMBERED = re.compile(r"(?:[A-Za-z][\w.]*[-_]|#)(\d+)\b")
 
 

@@ -236,7 +236,14 @@ def _two_events(a: str, b: str) -> bool:
     if not da or not db or da == db or cjk(a) != cjk(b):
         return False
     ca, cb = content(a) - WHEN_VERBS, content(b) - WHEN_VERBS
+    if cjk(a):  # Chinese: a word is two characters ("[滑翔]体检" / "[滑翔]理论考试" share one word)
+        ca, cb = _bigrams(a), _bigrams(b)
     return len(ca & cb) <= 1 and bool(ca - cb) and bool(cb - ca)
+
+
+def _bigrams(text: str) -> frozenset[str]:
+    seq = _reading(text)[0]
+    return frozenset(x + y for x, y in zip(seq, seq[1:])) or frozenset(seq)
 
 
 def _values_agree(a: str, b: str) -> bool:

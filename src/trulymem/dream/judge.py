@@ -265,9 +265,21 @@ def _one_kind(clash: Clash) -> bool:
 
 
 def other_dimensions(clash: Clash) -> bool:
-    """Every differing value is a quantity, and the two sides measure different things."""
-    dims = [{v.split(":")[1] for v in side if v.startswith("q:")} for side in clash]
-    return all(len(d) == len(side) for d, side in zip(dims, clash)) and not dims[0] & dims[1]
+    """Every differing value is a measure, and the two sides measure different things ("65 W"
+    / "65 V", "checked twice a day" / "between 0 and 4 °C", a final "on 11 June" / matches "on
+    Sundays"): two attributes, not two values of one."""
+    kinds = [{_family(v) for v in side if not v.isdigit()} for side in clash]  # "between [0] and 4 °C": the range's
+    return all(k and None not in k for k in kinds) and not kinds[0] & kinds[1]
+
+
+def _family(value: str) -> str | None:
+    """What a measure measures: a quantity's dimension, a date, a time of day, a weekday, how
+    often, a rate, a port; ``None`` for a name or a bare number."""
+    head = value.split(":", 1)[0]
+    if head == "q":
+        return "q:" + value.split(":")[1]
+    return {"d": "date", "m": "date", "y": "date", "t": "time", "pd": "time", "w": "weekday", "f": "often",
+            "r": "rate", "port": "port"}.get(head) if ":" in value else None
 
 
 def _measure(value: str) -> bool:

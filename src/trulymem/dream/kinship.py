@@ -20,7 +20,8 @@ _KIN_GROUPS = {
     "boyfriend": "boyfriend 男朋友 男友", "roommate": "roommate flatmate 室友", "neighbor": "neighbor neighbour 邻居",
     "colleague": "colleague coworker co-worker 同事", "boss": "boss 老板 上司 领导",
     "friend": "friend friends 朋友 好友", "child": "kid kids child children 孩子", "partner": "partner 伴侣",
-    "teacher": "teacher 老师", "doctor": "doctor 医生", "dog": "dog 狗", "cat": "cat 猫",
+    "teacher": "teacher 老师",
+    "godfather": "godfather 教父", "godmother": "godmother 教母", "doctor": "doctor 医生", "dog": "dog 狗", "cat": "cat 猫",
 }
 KIN = {w: k for k, ws in _KIN_GROUPS.items() for w in ws.split()}
 _KIN_EN = re.compile(r"\b(?:(elder|older|big|younger|little)[\s-])?(" + "|".join(

@@ -122,7 +122,7 @@ def _every_zh(m: re.Match[str]) -> str | None:
 
 # a port is one number of one service ("listens on port 8443", "service port is 9443", 监听 8080 端口)
 _PORT = re.compile(r"\bports?(?:\s+(?:is|was|of|=|:|number|no\.?))*\s*[:=]?\s*(\d{2,5})\b|(?<!\d)(\d{2,5})\s*端口|"
-                   r"端口(?:号)?(?:是|为|改成|改为)?\s*(\d{2,5})(?!\d)", re.IGNORECASE)
+                   r"端口(?:号)?(?:是|为|改成|改为)?\s*(\d{2,5})(?!\d)|(?<![\w.:/]):(\d{2,5})(?![\d:])", re.IGNORECASE)
 
 
 # "2:30 to 3:50 pm": the one am/pm is both times' ("11 to 1 pm": the first is before noon)
@@ -336,7 +336,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
         return f"d:{month:02d}-{day:02d}" + (f" y:{year}" if year else "")
 
     take(_PATHLIKE, _path)
-    take(_PORT, lambda m: f"port:{int(m.group(1) or m.group(2) or m.group(3))}")
+    take(_PORT, lambda m: f"port:{int(m.group(1) or m.group(2) or m.group(3) or m.group(4))}")
     take(_RATE, _rate)
     take(_ISO_DATE, lambda m: date(int(m.group(2)), int(m.group(3)), m.group(1)))
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
