@@ -266,7 +266,7 @@ def _swap(a: MemoryItem, b: MemoryItem, x: list[str], y: list[str]) -> tuple[str
             else None
     if not left or not right or _synonyms(left, right) or set(left) <= set(right) or set(right) <= set(left):
         return None
-    if _DENIAL.search(a.memory) and _DENIAL.search(b.memory):
+    if _DENIAL.search(a.memory) and _DENIAL.search(b.memory) and negated(" ".join(x[:p])):
         return "distinct", topic  # "does not accept [home-cooked food]" / "… [opened packages]": two denials both hold
     if _numbered(left, a.memory) and _numbered(right, b.memory):
         return "distinct", topic  # "Service svc-[36] deploys to Fly.io" / "svc-[218]", "Ticket #[66560]": whose, not what
