@@ -59,6 +59,9 @@ FIXTURES = [Path(__file__).with_name("dream_fixture.json"),
             # v12 (seventh session): a marine biologist, 342 memories, 35% Chinese; measured once held out
             # (contradictions P 0.613 / R 0.396, found R 0.629), then looked at pair by pair (a dev set since)
             Path(__file__).with_name("dream_fixture_v12.json"),
+            # v14 (seventh session): a hospital pharmacist, 330 memories, 29% Chinese; measured once held out
+            # (contradictions P 0.625 / R 0.400, found R 0.672), then looked at pair by pair (a dev set since)
+            Path(__file__).with_name("dream_fixture_v14.json"),
             # v11 and v13 (seventh session): an engineering manager (327 memories, 55% Chinese), a freelance
             # developer (327, 50% Chinese)
             Path(__file__).with_name("dream_fixture_v11.json"),
