@@ -26,7 +26,7 @@ from trulymem.dream.values import (
     value_sequence,
     without_numbers,
 )
-from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
+from trulymem.dream.vocab import CANON, GENERIC, LIMIT, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
 
@@ -208,7 +208,7 @@ def not_a_conflict(a: str, b: str) -> bool:
     if retires(a, b) or retires(b, a) or any((new := moved_to(x)) is not None and moved_time(new, y)
                                              for x, y in ((a, b), (b, a))):
         return False  # one says the other's value was given up or moved on: a change, whatever else differs
-    if bool(_LIMIT.search(a)) != bool(_LIMIT.search(b)):
+    if bool(LIMIT.search(a)) != bool(LIMIT.search(b)):
         return True  # a limit beside a habit or an amount ("limits coffee to 2 cups" / "drinks 3 cups a day")
     if _two_events(a, b) or days_apart(a, b):
         return True
@@ -260,11 +260,7 @@ _BOUND = re.compile(r"\b(?:more|less|longer|shorter|further|fewer)\s+than\b|\bat
                     re.IGNORECASE)
 
 
-_LIMIT = re.compile(r"\b(?:limit(?:s|ed)?\s+(?:\w+\s+){0,3}to|limit (?:is|of)|capped|cap (?:is|of)|at most|no more than|"
-                    r"not more than|up to|"
-                    r"allow(?:s|ed)?\s+(?:up to\s+|at most\s+|only\s+)?(?:\d|one|two|three|four|five|an?\s)|maximum|max|"
-                    r"cap(?:s|ped)?\s+(?:\w+\s+){0,3}at)\b|最多|不超过|不能超过|上限|限制在",
-                    re.IGNORECASE)
+
 
 
 def _negation_elsewhere(a: str, b: str) -> bool:

@@ -34,7 +34,7 @@ from trulymem.dream.stated import (
     value_clash,
 )
 from trulymem.dream.values import maybe_same_date, special_values
-from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS, WHEN_VERBS
+from trulymem.dream.vocab import CANON, GENERIC, LIMIT, OWNER_WORDS, WHEN_VERBS
 
 Verdict = Literal["duplicate", "contradiction", "distinct"]
 Judged = Literal["duplicate", "contradiction", "distinct", "ambiguous"]
@@ -199,8 +199,10 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         if many_valued(a, b) or frames is None or frames(masked(a, b), masked(b, a)) < floor:
             return "ambiguous"
         return "contradiction"
+    # a change told, or both a bound on one amount ("maximum upload size is 10 MB" / "uploads are limited to 25 MB")
+    loose = _one_kind(clash) and (told_change or bool(LIMIT.search(a) and LIMIT.search(b)))
     if frames is not None and not (_one_kind(clash) and _frame_within(a, b)) and \
-            frames(masked(a), masked(b)) < (FRAME_MATCH_CHANGE if told_change and _one_kind(clash) else
+            frames(masked(a), masked(b)) < (FRAME_MATCH_CHANGE if loose else
                                              FRAME_MATCH_NAMES if told_change else FRAME_MATCH_WORDS):
         return "distinct"  # values in two different statements ("hand-off every Wednesday" / "Dependabot PRs")
     if other_owner(a, b) or _other_slots(clash, a, b) or _start_and_end(a, b) or days_apart(a, b):

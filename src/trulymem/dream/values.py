@@ -90,7 +90,7 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
      r"|(?:每周|每星期|每个星期|每礼拜)(?![一二三四五六日天末])", "f:1w"),
     (r"\bon\s+weekdays\b|每个?工作日", "f:wd"), (r"\bon\s+weekends\b|每个?周末", "f:we"),
     (r"\b(?:monthly|every month|each month|once a month)\b|每月|每个月", "f:1m"),
-    (r"\b(?:yearly|annually|every year|each year|once a year)\b|每年", "f:1y"),
+    (r"\b(?:yearly|annually|annual|every year|each year|once a year|per year)\b|每年", "f:1y"),
     (r"\b(?:quarterly|every quarter)\b|每季度|每个季度", "f:3m"),
     # an amount per period ("USD 4,500 a month", "$20/month"): how often, not how long
     *((rf"(?<=[\dkK%])\s*(?:a|per|each|/)\s*{unit}\b", f"f:1{unit[0]}") for unit in ("day", "week", "month", "year")))]

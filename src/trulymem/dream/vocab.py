@@ -67,3 +67,10 @@ PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-zA-Z]+")
 
 # how a date is said to hold ("falls on", "takes place on"): no word of what happens
 WHEN_VERBS = frozenset(words("fall falls fell happen happens land lands take takes place occur occurs"))
+
+# a bound on an amount: "limits coffee to 2 cups", "maximum upload size", 上限
+LIMIT = re.compile(r"\b(?:limit(?:s|ed)?\s+(?:\w+\s+){0,3}to|limit (?:is|of)|capped|cap (?:is|of)|at most|no more than|"
+                   r"not more than|up to|"
+                   r"allow(?:s|ed)?\s+(?:up to\s+|at most\s+|only\s+)?(?:\d|one|two|three|four|five|an?\s)|maximum|max|"
+                   r"cap(?:s|ped)?\s+(?:\w+\s+){0,3}at)\b|最多|不超过|不能超过|上限|限制在",
+                   re.IGNORECASE)
