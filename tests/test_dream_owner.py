@@ -68,3 +68,22 @@ def test_a_restatement_by_name_is_reviewed_in_its_own_words(tmp_path: Path) -> N
     pairs = [{r.a.memory, r.b.memory} for r in got.reviews]
     assert set(texts[-2:]) in pairs  # shown as written: the name is not rewritten in what a person sees
     assert not got.merges and not got.conflicts
+
+
+def test_a_lived_database_reads_the_user_by_name_without_encoding_again(tmp_path: Path) -> None:
+    """The texts read as "the user …" are cached beside the memories' own: a second pass over
+    an unchanged database encodes nothing."""
+    from trulymem.dream import run_dream
+
+    def encoded(mem: TrulyMem) -> int:
+        seen: list[tuple[str, int, int | None]] = []
+        run_dream(mem, project_dir=tmp_path, dry_run=True, emit=lambda _: None,
+                  progress=lambda what, done, total: seen.append((what, done, total)))
+        return max((s[1] for s in seen if s[0] == "Encoding new memories"), default=0)
+
+    texts = PRIYA + ["Priya drinks her coffee black, no sugar.", "She walks to work."]
+    with TrulyMem(tmp_path / "l.db", user_id="u", app_id="p") as mem:
+        mem.commit([{"subject": "user", "relation": MEMORY_RELATION, "object": t, "type": "pref"} for t in texts])
+        assert encoded(mem) == len(texts) + 8  # each memory, and the 8 that name her or open with "She", as read
+    with TrulyMem(tmp_path / "l.db", user_id="u", app_id="p") as mem:
+        assert encoded(mem) == 0

@@ -14,6 +14,7 @@ from trulymem import budget
 from trulymem.dream.analyze import Analysis, Contradiction, DreamSettings, Progress, Review, analyze
 from trulymem.dream.findings import text_of
 from trulymem.dream.llm_merge import merge_with_llm
+from trulymem.dream.owner import reading_texts
 from trulymem.dream.plan import analysis_json, check_plan, decisions_from, plan_id
 from trulymem.dream.policy import Retention, load_retention
 from trulymem.dream.report import (
@@ -84,7 +85,7 @@ def _cached(semantic: Embedder | None, mem: TrulyMem, items: list[MemoryItem],
     if semantic is None or not semantic.semantic:
         return semantic
     cached = CachedEmbedder(semantic, mem.store, mem.scope)
-    texts = [text_of(m) for m in items]
+    texts = [text_of(m) for m in items] + reading_texts(items)  # "Tomás …" read as "the user …" too
     cached.warm(texts, progress)
     cached.prune(texts)
     return cached

@@ -123,3 +123,10 @@ def restated_by_name(rest: Sequence[MemoryItem], df: dict[str, int], distinct: s
                 and worth_review(a, b, s):
             out[(i, j)] = (s, verdict == "duplicate")
     return out
+
+
+def reading_texts(items: Sequence[MemoryItem]) -> list[str]:
+    """The texts ``restated_by_name`` encodes besides the memories' own: kept in the vector
+    cache with them, so a database that has lived encodes only what is new."""
+    name = user_name(items)
+    return [text_of(r) for m in items if (r := as_user(m, name)) is not m]
