@@ -10,7 +10,7 @@ from typing import Any, Literal
 from trulymem.dream.changes import moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content, moved_time
-from trulymem.dream.judge import different_predicates, other_dimensions, other_owner, other_subjects
+from trulymem.dream.judge import other_dimensions
 from trulymem.dream.polarity import conditional, denies, opposite, polarity_only
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import cjk, common_ends, jaccard, mentions, negated, similar_pairs, without_negation, words
@@ -29,6 +29,7 @@ from trulymem.dream.vocab import (
     SINGLE_VALUED,
     SYNONYMS,
 )
+from trulymem.dream.wording import different_predicates, other_owner, other_subjects
 from trulymem.memories import MEMORY_RELATION, MemoryItem
 from trulymem.text import name_key, relation_key
 

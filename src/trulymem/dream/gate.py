@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream.changes import moved_to, retires
-from trulymem.dream.judge import Judged, _two_places, days_apart
+from trulymem.dream.judge import Judged, days_apart
 from trulymem.dream.kinship import kin_differs, people_differ
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
@@ -27,6 +27,7 @@ from trulymem.dream.values import (
     without_numbers,
 )
 from trulymem.dream.vocab import CANON, GENERIC, LIMIT, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
+from trulymem.dream.wording import _two_places
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
 
