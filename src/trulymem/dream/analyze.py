@@ -82,7 +82,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     for pair in same | unsure:
         sims[pair] = max(sims.get(pair, 0.0), 1.0 if pair in same else 0.9)
     # one rare value said in two languages: for a person (or a model) to look at, never a conflict alone
-    for pair in shared_values(rest, set()):
+    for pair in shared_values(rest):
         if pair_key(rest[pair[0]], rest[pair[1]]) not in distinct:
             wide_only |= set() if pair in sims else {pair}
             sims[pair] = max(sims.get(pair, 0.0), CROSS_REVIEW)

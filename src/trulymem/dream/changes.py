@@ -108,11 +108,8 @@ def retires(change: str, other: str) -> bool:
 def _same_role(change: str, other: str, old: str) -> bool:
     """Both speak of the role: a word of the change that names no one and nothing (not the person
     who held it, not the project: "release management"), in the other."""
-    names = set(words(" ".join(_CAPITALISED.findall(change)))) | set(words(old))
+    names = set(words(" ".join(_NAME_IN.findall(change)))) | set(words(old))
     return bool((set(words(change)) - names - _FILLER) & set(words(other)))
-
-
-_CAPITALISED = re.compile(r"(?-i:[A-Z])[\w'’.-]*")
 
 
 _FILLER = frozenset(words("took over from replaced after left moved stepped down quit retired went leave now since"))

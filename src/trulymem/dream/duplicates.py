@@ -46,14 +46,12 @@ _RARE = 3  # a value this many memories of a block share at most is a clue to on
 _DISTINCT_KEY = ("d:", "t:", "q:", "port:")  # a day of the year, a time, an amount, a port: not "weekly"
 
 
-def shared_values(live: Sequence[MemoryItem], held: set[str]) -> set[tuple[int, int]]:
+def shared_values(live: Sequence[MemoryItem]) -> set[tuple[int, int]]:
     """Pairs across languages that state the same rare value (a date, a time, an amount): one
     fact said twice is often worded too differently for an encoder ("Amara was born on 5 March
     1984" / "用户的生日是1984年3月5日"). Candidates for the judge, and for a person at most."""
     by_key: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, m in enumerate(live):
-        if m.id in held:
-            continue
         for key in special_values(m.memory)[0]:
             if key.startswith(_DISTINCT_KEY):
                 by_key[(block_of(m), key)].append(i)

@@ -17,7 +17,7 @@ from trulymem.dream.kinship import kin_differs, people_differ
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ
-from trulymem.dream.stated import NUMERIC, same_numbers, values
+from trulymem.dream.stated import NUMERIC, bounded, same_numbers, values
 from trulymem.dream.values import (
     _EN_NUMBER,
     maybe_same_date,
@@ -26,7 +26,7 @@ from trulymem.dream.values import (
     value_sequence,
     without_numbers,
 )
-from trulymem.dream.vocab import CANON, GENERIC, LIMIT, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
+from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
 from trulymem.dream.wording import _two_places
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
@@ -209,7 +209,7 @@ def not_a_conflict(a: str, b: str) -> bool:
     if retires(a, b) or retires(b, a) or any((new := moved_to(x)) is not None and moved_time(new, y)
                                              for x, y in ((a, b), (b, a))):
         return False  # one says the other's value was given up or moved on: a change, whatever else differs
-    if bool(LIMIT.search(a)) != bool(LIMIT.search(b)):
+    if bounded(a) != bounded(b):
         return True  # a limit beside a habit or an amount ("limits coffee to 2 cups" / "drinks 3 cups a day")
     if _two_events(a, b) or days_apart(a, b):
         return True

@@ -25,13 +25,14 @@ from trulymem.dream.stated import (
     NUMERIC,
     PREDICATE,
     Clash,
+    bounded,
     many_valued,
     numbers_spelled_apart,
     seen,
     value_clash,
 )
 from trulymem.dream.values import maybe_same_date, special_values
-from trulymem.dream.vocab import CANON, GENERIC, LIMIT, OWNER_WORDS, WHEN_VERBS
+from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS, WHEN_VERBS
 from trulymem.dream.wording import (
     _counted,
     _diverge,
@@ -203,7 +204,7 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
             return "ambiguous"
         return "contradiction"
     # a change told, or both a bound on one amount ("maximum upload size is 10 MB" / "uploads are limited to 25 MB")
-    loose = _one_kind(clash) and (told_change or bool(LIMIT.search(a) and LIMIT.search(b)))
+    loose = _one_kind(clash) and (told_change or (bounded(a) and bounded(b)))
     if frames is not None and not (_one_kind(clash) and _frame_within(a, b)) and \
             frames(masked(a), masked(b)) < (FRAME_MATCH_CHANGE if loose else
                                              FRAME_MATCH_NAMES if told_change else FRAME_MATCH_WORDS):
@@ -283,8 +284,11 @@ def _family(value: str) -> str | None:
     head = value.split(":", 1)[0]
     if head == "q":
         return "q:" + value.split(":")[1]
-    return {"d": "date", "m": "date", "y": "date", "t": "time", "pd": "time", "w": "weekday", "f": "often",
-            "r": "rate", "port": "port"}.get(head) if ":" in value else None
+    return _FAMILIES.get(head) if ":" in value else None
+
+
+_FAMILIES = {"d": "date", "m": "date", "y": "date", "t": "time", "pd": "time", "w": "weekday", "f": "often", "r": "rate",
+             "port": "port"}
 
 
 def _measure(value: str) -> bool:

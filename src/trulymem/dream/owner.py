@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 from trulymem.dream.duplicates import duplicate_candidates
 from trulymem.dream.findings import DreamSettings, text_of
@@ -79,11 +80,17 @@ _PRONOUN_EN = re.compile(r"^(?:(He|She)(?:['’](?:d|s))?|(His|Her))\b(?!\s+(?-i
 _PRONOUN_ZH = re.compile(r"^(?:他|她)(?=的|[^们])")
 
 
+@lru_cache(maxsize=64)
+def _named(name: str) -> re.Pattern[str]:
+    """The name, with its possessive, as a word of its own (not inside "Priya-Lane")."""
+    return re.compile(rf"(?<![\w-]){re.escape(name)}(?:['’]s|['’](?!\w))?(?![\w-])")
+
+
 def as_user(m: MemoryItem, name: str | None) -> MemoryItem:
     """The memory as the rules read it: the user's name, or an opening pronoun, as "the user"
     (用户 in Chinese)."""
     text = m.memory
-    own = re.compile(rf"(?<![\w-]){re.escape(name)}(?:['’]s|['’](?!\w))?(?![\w-])") if name else None
+    own = _named(name) if name else None
     if not (own and own.search(text)) and not _PRONOUN_EN.match(text) and not _PRONOUN_ZH.match(text):
         return m
 

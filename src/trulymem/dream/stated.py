@@ -9,8 +9,15 @@ import re
 from functools import lru_cache
 
 from trulymem.dream.similarity import ABBREVIATIONS, cjk, negated, words
-from trulymem.dream.values import rates_to_compare, special_values, value_sequence, without_numbers, zh_number
-from trulymem.dream.vocab import CANON, MULTI_VALUED, MULTI_VALUED_PHRASES
+from trulymem.dream.values import (
+    CURRENCY_CODES,
+    rates_to_compare,
+    special_values,
+    value_sequence,
+    without_numbers,
+    zh_number,
+)
+from trulymem.dream.vocab import CANON, LIMIT, MULTI_VALUED, MULTI_VALUED_PHRASES
 
 CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -84,11 +91,14 @@ def values(text: str) -> frozenset[str]:
     words_found = {VALUE_WORDS[m.group(0).casefold()] for m in _VALUE_WORD.finditer(text)}
     # a language or number named in words stands for itself, not as a Latin-letter name too; a
     # currency code is the amount's ("USD 4,500" is "$4,500"), compared in value_sequence
-    found -= {m.group(0).casefold() for m in _VALUE_WORD.finditer(text)} | _CURRENCY_CODES
+    found -= {m.group(0).casefold() for m in _VALUE_WORD.finditer(text)} | CURRENCY_CODES
     return frozenset(found | words_found | special)
 
 
-_CURRENCY_CODES = frozenset("usd eur gbp cny rmb jpy inr sgd".split())
+@lru_cache(maxsize=131_072)  # asked of both sides of every judged pair
+def bounded(text: str) -> bool:
+    """The memory states a bound on an amount ("limits coffee to 2 cups", "maximum upload size")."""
+    return LIMIT.search(text) is not None
 
 
 @lru_cache(maxsize=131_072)  # per pair, asked by the judge, the gate and the review list

@@ -104,6 +104,9 @@ _EVERY_ZH = re.compile(rf"(?:每)?(?:([{_ZH_NUM}\d]+|半)个?)?(天|日|周|星�
 _TIMES_ZH = re.compile(rf"(?:每|一)个?(天|日|周|星期|礼拜|月|年|小时)([{_ZH_NUM}\d]+)次")
 
 
+_ONCE = {"once": 1, "one time": 1, "twice": 2, "thrice": 3}
+
+
 def _times(n: float | None, period: str) -> str | None:
     """n times per period: once is the plain frequency ("f:1w"), more is counted ("f:2/w")."""
     if n is None or n <= 0:
@@ -295,6 +298,7 @@ _SCALE = {"": 1, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
 _CURRENCY = {"usd": "$", "dollar": "$", "dollars": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£", "cny": "¥",
              "rmb": "¥", "jpy": "¥", "inr": "₹", "sgd": "S$", "美元": "$", "美金": "$", "欧元": "€", "英镑": "£",
              "日元": "¥", "人民币": "¥", "块钱": "¥", "块": "¥", "元": "¥", "新币": "S$"}
+CURRENCY_CODES = frozenset(c for c in _CURRENCY if len(c) == 3 and c.isascii())  # usd, eur, …
 
 
 def _signed(m: re.Match[str]) -> str:
@@ -344,9 +348,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_ZH_MD, lambda m: date(_num(m.group(2)), _num(m.group(3)), m.group(1)))
     take(_ZH_YM, lambda m: f"m:{int(m.group(2)):02d} y:{m.group(1)}" if 1 <= int(m.group(2)) <= 12 else None)
     take(_SLASH_DATE, _slash_date)
-    take(_TIMES_EN, lambda m: _times(1 if m.group(1).casefold() in ("once", "one time") else 2 if m.group(1).casefold()
-                                     == "twice" else 3 if m.group(1).casefold() == "thrice" else _num(m.group(2)),
-                                     _PERIOD[m.group(3).casefold()]))
+    take(_TIMES_EN, lambda m: _times(_ONCE.get(m.group(1).casefold()) or _num(m.group(2)), _PERIOD[m.group(3).casefold()]))
     take(_TIMES_ZH, lambda m: _times(_num(m.group(2)), _PERIOD[m.group(1)]))
     take(_EVERY_ZH, _every_zh)
     take(_EN_MONTH, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d}")
