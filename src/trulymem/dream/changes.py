@@ -30,8 +30,8 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"\b(?:sold|gave away)\s+(?:the\s+|his\s+|her\s+|their\s+|my\s+|our\s+)(?P<old>(?:[^,.;]|\.(?=\w))+?)"
     r"(?=[,.;]|\s+(?:and|to|for|last|this|in)\b|$)",
     r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|gave up|given up|"
-    r"(?:has |have )?quit|(?:has |have )?stopped)\s+"
-    r"(?:the\s+|on\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)(?:\s+(?:completely|entirely|altogether|for good))?"
+    r"(?:has |have )?quit|(?:has |have )?stopped|moved on from|moving on from|trad(?:ed|ing) in)\s+"
+    r"(?:on\s+)?(?:the\s+idea\s+of\s+|the\s+plan\s+to\s+)?(?:the\s+|his\s+|her\s+|their\s+|my\s+|our\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)(?:\s+(?:completely|entirely|altogether|for good))?"
     r"(?=[,.;]|\s+(?:and|in favou?r of|for|after|last|this|in|since|when|because)\b|$)",
     r"\b(?:doesn't|does not|don't|do not|didn't|no longer)\s+(?:use|uses|run|runs|drive|drives|own|owns|play|plays|"
     r"drink|drinks|eat|eats)\s+(?:an?\s+|the\s+|any\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:any\s?more|now)\b",
@@ -45,7 +45,12 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"server|instance|vault|files?))?\s+(?:(?:was|were|has been|have been|got)\s+(?:cancell?ed|deleted|archived)|"
     r"lapsed|expired)\b",
     r"\b(?:the\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:was|were|has been|have been|got|is being)\s+(?:retired|removed|dropped|"
-    r"decommissioned|deprecated|shut down|turned off|phased out|ripped out)\b",
+    r"decommissioned|deprecated|shut down|turned off|phased out|ripped out|scrapped|discontinued|axed|closed down)\b",
+    # "she wants the old Read the Docs project deleted", "the old Samsung is sitting in a drawer"
+    r"\b(?:the|his|her|their|my|our)\s+old\s+(?P<old>(?-i:[A-Z])[\w.+-]*(?:\s+(?:the\s+)?(?-i:[A-Z])[\w.+-]*)*)",
+    # "the supplier shut down their SFTP server", "scrapped the Monday meeting"
+    r"\b(?:shut down|scrapped|discontinued|axed|closed down|switched off|turned off)\s+(?:the|his|her|their|its|our|my)\s+"
+    r"(?P<old>(?:[^,.;]|\.(?=\w))+?)(?=[,.;]|\s+(?:and|so|in|last|this|because|after)\b|$)",
     # a role handed on: "Tomás took over release management from Priya", "Liis replaced Oskar as tech lead"
     rf"\btook over\s+(?:[\w'’-]+\s+){{0,5}}?from\s+(?P<old>{_PERSON})",
     rf"\breplaced\s+(?P<old>{_PERSON})\s+as\b",
@@ -66,7 +71,8 @@ _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|cha
                           r"no longer|instead of|left|quit|stopped|gave up|given up|any ?more|"
                           r"ripped|tore|sold|gave away|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
                           r"cancell?ed|deleted|uninstalled|unsubscribed|ditched|dumped|exported|out of|lapsed|expired|archived|"
-                          r"decommissioned|deprecated|shut down|turned off|took over|after|"
+                          r"decommissioned|deprecated|shut down|turned off|took over|after|moved on|trad|scrapped|discontinued|axed|"
+                          r"closed down|switched off|old|"
                           r"从|由|不再|弃用|停用|去掉|移除|下线|淘汰|接替|取代",
                           re.IGNORECASE)
 
@@ -80,8 +86,13 @@ def replaced_value(text: str) -> str | None:
     for pattern in (*_CHANGE_EN, *_CHANGE_ZH):
         m = pattern.search(text)
         if m:
-            return m.group("old").strip(" '\"“”").rstrip(".")
+            return _LEADING.sub("", m.group("old").strip(" '\"“”").rstrip(".")) or None
     return None
+
+
+# what opens a clause before the value it names ("[Since the] Monday meeting was scrapped")
+_LEADING = re.compile(r"^(?:(?:ever\s+)?since|after|now that|once|when|because|as)\s+(?:the\s+|his\s+|her\s+|their\s+|our\s+)?",
+                      re.IGNORECASE)
 
 
 _NAME_IN = re.compile(r"(?-i:[A-Z])[\w.+-]*(?:\s+(?-i:[A-Z])[\w.+-]*)*")
