@@ -14,7 +14,14 @@ from typing import Literal
 
 from trulymem.dream import singles
 from trulymem.dream.changes import retires
-from trulymem.dream.polarity import denies, denies_plainly, negates_shared, opposite, polarity_only
+from trulymem.dream.polarity import (
+    denies,
+    denies_plainly,
+    negates_shared,
+    opposite,
+    permission_denied,
+    polarity_only,
+)
 from trulymem.dream.roles import other_holder
 from trulymem.dream.similarity import cjk, common_ends, words
 from trulymem.dream.stated import (
@@ -138,7 +145,7 @@ def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
     if one_language and not cjk(a) and seen(a)[2] and seen(b)[2] and (denies_plainly(a, b) or denies_plainly(b, a)):
         return "contradiction"  # "has no offline mode" / "has an offline mode … without signal"
     if seen(a)[2] != seen(b)[2]:
-        if denies(a, b):
+        if denies(a, b) or (one_language and permission_denied(a, b)):
             return "contradiction"  # "likes jazz" / "doesn't like jazz": a many-valued frame, one value denied
         if not opposite(a, b) and (not one_language or negates_shared(a, b)):
             # the negation may well govern what they share ("不允许mock数据库" / "同意mock数据库"),

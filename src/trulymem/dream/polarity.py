@@ -127,3 +127,34 @@ def polarity_only(left: Sequence[str], right: Sequence[str]) -> bool:
     """Both differing parts are no more than a negation, with "allowed" or the like."""
     return all(negated(" ".join(side)) and not [t for t in without_negation(list(side)) if t not in _PERMISSION]
                for side in (left, right))
+
+
+# a permission and a prohibition of one act ("may be accessed from home over the VPN" / "must not be
+# accessed … not even over VPN", "is fine with meeting invites before 9am" / "Never schedule meetings …")
+_PERMITS = re.compile(r"\b(?:may|can|allowed|permitted|is fine with|is ok(?:ay)? with|doesn't mind|does not mind|"
+                      r"free to|ok to|okay to)\b|可以|允许|同意|不介意", re.IGNORECASE)
+_FORBIDS = re.compile(r"\b(?:never|must not|mustn't|must never|may not|should not|shouldn't|should never|not allowed|"
+                      r"don't|do not|doesn't want|does not want|not even|no longer allow\w*|does not allow|doesn't allow)\b|"
+                      r"不要|不能|不允许|禁止|不准|不许|别|不得", re.IGNORECASE)
+
+
+def permission_denied(a: str, b: str) -> bool:
+    """One permits an act and the other forbids it: the prohibition's words (its governed words,
+    or for a rule with a condition the words before the condition) mostly in the permission,
+    two at least."""
+    for yes, no in ((a, b), (b, a)):
+        if negated(yes) or not negated(no) or not _PERMITS.search(yes) or not _FORBIDS.search(no):
+            continue
+        said = set(words(yes))
+        for clause in _CLAUSE.split(no):
+            m = _FORBIDS.search(clause)
+            if m is None:
+                continue
+            after = [w for w in without_negation(words(_UNLESS.split(clause[m.end():])[0]))
+                     if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS][:4]
+            if len(after) >= 2 and sum(w in said for w in after) * 2 >= len(after):
+                return True
+    return False
+
+
+_UNLESS = re.compile(r"\b(?:without|unless|until|except)\b|除非", re.IGNORECASE)
