@@ -236,15 +236,44 @@ def _two_events(a: str, b: str) -> bool:
     da, db = ({v for v in values(t) if _DATED.match(v)} for t in (a, b))
     if not da or not db or da == db or cjk(a) != cjk(b):
         return False
-    ca, cb = content(a) - WHEN_VERBS, content(b) - WHEN_VERBS
-    if cjk(a):  # Chinese: a word is two characters ("[滑翔]体检" / "[滑翔]理论考试" share one word)
-        ca, cb = _bigrams(a), _bigrams(b)
-    return len(ca & cb) <= 1 and bool(ca - cb) and bool(cb - ca)
+    if not cjk(a):
+        ca, cb = content(a) - WHEN_VERBS, content(b) - WHEN_VERBS
+        return len(ca & cb) <= 1 and bool(ca - cb) and bool(cb - ca)
+    # Chinese: a word is two characters ("[滑翔]体检" / "[滑翔]理论考试" share one word); once the thing
+    # both name is set aside ("数据分析课程的[期末考试]" / "数据分析课程[开课]"), no word of the event is shared
+    x, y = _characters(a), _characters(b)
+    sa, sb = _without_common_run(x, y)
+    ca, cb = _bigrams(sa) - _ZH_WHEN, _bigrams(sb) - _ZH_WHEN
+    return len(ca & cb) <= (0 if (sa, sb) != (x, y) else 1) and bool(ca - cb) and bool(cb - ca)
 
 
-def _bigrams(text: str) -> frozenset[str]:
-    seq = _reading(text)[0]
-    return frozenset(x + y for x, y in zip(seq, seq[1:])) or frozenset(seq)
+@lru_cache(maxsize=131_072)
+def _characters(text: str) -> tuple[str, ...]:
+    """A Chinese memory's content characters in order, without its values."""
+    return tuple(words(without_numbers(special_values(text)[1])))
+
+
+_ZH_WHEN = frozenset("日期 时间 时候 定在 安排 预定 计划".split())  # words for when, not for what happened
+
+
+def _without_common_run(x: tuple[str, ...], y: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Both sequences less their longest common run of three words or more (what both are about:
+    "数据分析课程的[期末考试]" / "数据分析课[开课]"); unchanged when there is none."""
+    best, at_x, at_y = 0, 0, 0
+    for i in range(len(x)):
+        for j in range(len(y)):
+            k = 0
+            while i + k < len(x) and j + k < len(y) and x[i + k] == y[j + k]:
+                k += 1
+            if k > best:
+                best, at_x, at_y = k, i, j
+    if best < 3:
+        return x, y
+    return x[:at_x] + x[at_x + best:], y[:at_y] + y[at_y + best:]
+
+
+def _bigrams(seq: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(x + y for x, y in zip(seq, seq[1:])) or frozenset(s for s in seq if s)
 
 
 def _values_agree(a: str, b: str) -> bool:

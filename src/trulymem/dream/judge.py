@@ -38,7 +38,7 @@ from trulymem.dream.stated import (
     seen,
     value_clash,
 )
-from trulymem.dream.values import maybe_same_date, special_values
+from trulymem.dream.values import maybe_same_date, special_values, value_sequence
 from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS, WHEN_VERBS
 from trulymem.dream.wording import (
     _counted,
@@ -202,7 +202,7 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
             return "ambiguous" if set(mx) & OWNER_WORDS or set(my) & OWNER_WORDS else "distinct"
         many = many_valued(a, b) or (p > 0 and different_predicates(list(mx), list(my))) or other_subjects(a, b)
         return "distinct" if many else "contradiction"
-    if other_dimensions(clash):
+    if other_dimensions(clash) or _money_and_count(clash, a, b):
         return "distinct"  # "outputs 65 W" / "outputs 65 V": two measures, not two values of one
     told_change = _told_change(a) or _told_change(b)
     if not one_language:  # the words around the values cannot be compared: the frames' meaning can
@@ -283,6 +283,21 @@ def other_dimensions(clash: Clash) -> bool:
     Sundays"): two attributes, not two values of one."""
     kinds = [{_family(v) for v in side if not v.isdigit()} for side in clash]  # "between [0] and 4 °C": the range's
     return all(k and None not in k for k in kinds) and not kinds[0] & kinds[1]
+
+
+def _money_and_count(clash: Clash, a: str, b: str) -> bool:
+    """An amount of money on one side, a plain count on the other ("每盒10袋" / "一盒卖39元")."""
+    money = [_money(side, text) for side, text in zip(clash, (a, b))]
+    bare = [all(NUMERIC.fullmatch(v) for v in side) for side in clash]
+    return all(bare) and money[0] != money[1] and None not in money
+
+
+def _money(side: frozenset[str], text: str) -> bool | None:
+    """Whether every differing number of a side is an amount of money (``None``: some are, some not)."""
+    said = value_sequence(text)
+    kinds = {any(k.startswith("n:") and not k[2:3].isdigit() and k.lstrip("n:-").lstrip("$€£¥₹S").rstrip("%") == v.lstrip("n")
+                 for k in said) for v in side}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _family(value: str) -> str | None:

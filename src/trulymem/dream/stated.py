@@ -21,7 +21,9 @@ from trulymem.dream.vocab import CANON, LIMIT, MULTI_VALUED, MULTI_VALUED_PHRASE
 
 CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
-NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?:%|k|m|gb|mb|ms|s|h|d)?(?![\w])|\d+(?=[天月日年岁号点个次%])",
+# a number may stand right after or before a Chinese character ("满69元", "柜号是208"): only Latin letters and
+# digits around it make it part of a name ("XP-420B", "M03")
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,:]\d+)*(?:%|k|m|gb|mb|ms|s|h|d)?(?![A-Za-z0-9_])|\d+(?=[天月日年岁号点个次%])",
                      re.IGNORECASE)
 # a Chinese number with its measure word (两只, 三本, 五天)
 ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十百千万]+(?=[天月日年岁号点个次周只条本辆台部张件套位])")
