@@ -206,6 +206,8 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
         return "distinct"  # "outputs 65 W" / "outputs 65 V": two measures, not two values of one
     told_change = _told_change(a) or _told_change(b)
     if not one_language:  # the words around the values cannot be compared: the frames' meaning can
+        if all(NUMERIC.fullmatch(v) for side in clash for v in side) and not _names_in_both(a, b):
+            return "ambiguous"  # "分机号是4417" / "takes the number 15 tram": a bare number, nothing named to anchor it
         floor = FRAME_MATCH_CHANGE_CROSS if told_change and _one_kind(clash) else FRAME_MATCH
         if many_valued(a, b) or frames is None or frames(masked(a, b), masked(b, a)) < floor:
             return "ambiguous"
@@ -225,6 +227,11 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
     keyed = all(_measure(v) for side in clash for v in side)
     ending = not keyed and _same_ending(a, b)
     return "distinct" if many or ending or _two_places(a, b) or other_subjects(a, b) else "contradiction"
+
+
+def _names_in_both(a: str, b: str) -> bool:
+    """A name (not a number, date or measure) both memories say."""
+    return any(not NUMERIC.fullmatch(v) and not _measure(v) for v in seen(a)[1] & seen(b)[1])
 
 
 def days_apart(a: str, b: str) -> bool:
