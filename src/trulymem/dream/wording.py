@@ -157,12 +157,14 @@ def other_subjects(a: str, b: str) -> bool:
     "[iOS] release builds are uploaded by fastlane" / "[Android] …": the parts that differ come
     before a shared ending that says something (not only a value) and have no word in common."""
     mx, my, p, q = _middles(a, b)
+    seq = seen(a)[0]
+    if q <= 2 and CJK_CHAR.match(seq[-1]) and len([t for t in seq[:p] if t not in OWNER_WORDS and t not in GENERIC]) >= 3:
+        return False  # whom it is about comes first in Chinese: "网店的对公账户开在[招商]银行" / "…[杭州]银行" is one bank's name
     mid_x = {CANON.get(t, t) for t in mx} - GENERIC - OWNER_WORDS
     mid_y = {CANON.get(t, t) for t in my} - GENERIC - OWNER_WORDS
     if mid_x & mid_y and all(CJK_CHAR.match(t) for t in mid_x & mid_y) and \
             not _bigrams(mx) & _bigrams(my):
         mid_y = mid_y - mid_x  # one Chinese character in common ("发小阿杰" / "同事小林") is not a shared word
-    seq = seen(a)[0]
     # an ending that is only a value ("works at [Acme Corp]" / "'s employer is [Acme Corp]") is
     # what both say, not a frame around two subjects
     frame = set(seq[len(seq) - q:]) - set(words(" ".join(seen(a)[1]))) - GENERIC
