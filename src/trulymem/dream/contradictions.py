@@ -181,7 +181,9 @@ def _changes(live: Sequence[MemoryItem], add: Any) -> None:
         key = words(old)
         if not key:
             continue
-        rarest = min(key, key=lambda w: len(by_word.get((live[i].user_id, w), ())))
+        # the rarest word another memory says too ("Confluence", not "server" in "shut down its Confluence server")
+        shared = [w for w in key if len(by_word.get((live[i].user_id, w), ())) > 1] or key
+        rarest = min(shared, key=lambda w: len(by_word.get((live[i].user_id, w), ())))
         hits = by_word.get((live[i].user_id, rarest), [])
         if len(hits) > 200:
             continue  # the old value is everywhere: a list of mentions, not one statement to retire

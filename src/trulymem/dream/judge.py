@@ -294,13 +294,15 @@ def other_dimensions(clash: Clash) -> bool:
 
 def _money_and_count(clash: Clash, a: str, b: str) -> bool:
     """An amount of money on one side, a plain count on the other ("每盒10袋" / "一盒卖39元")."""
-    money = [_money(side, text) for side, text in zip(clash, (a, b))]
-    bare = [all(NUMERIC.fullmatch(v) for v in side) for side in clash]
-    return all(bare) and money[0] != money[1] and None not in money
+    money = [_money(frozenset(v for v in side if NUMERIC.fullmatch(v)), text) for side, text in zip(clash, (a, b))]
+    return money[0] != money[1] and None not in money  # "250克，一共12袋" has no amount of money
 
 
 def _money(side: frozenset[str], text: str) -> bool | None:
-    """Whether every differing number of a side is an amount of money (``None``: some are, some not)."""
+    """Whether every differing number of a side is an amount of money (``None``: some are, some not;
+    ``False`` for none at all)."""
+    if not side:
+        return False
     said = value_sequence(text)
     kinds = {any(k.startswith("n:") and not k[2:3].isdigit() and k.lstrip("n:-").lstrip("$€£¥₹S").rstrip("%") == v.lstrip("n")
                  for k in said) for v in side}
