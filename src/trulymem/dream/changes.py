@@ -31,7 +31,8 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"(?=[,.;]|\s+(?:and|to|for|last|this|in)\b|$)",
     r"\b(?:ripped out|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|gave up|given up|"
     r"(?:has |have )?quit|(?:has |have )?stopped|moved on from|moving on from|trad(?:ed|ing) in)\s+"
-    r"(?:on\s+)?(?:the\s+idea\s+of\s+|the\s+plan\s+to\s+)?(?:the\s+|his\s+|her\s+|their\s+|my\s+|our\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)(?:\s+(?:completely|entirely|altogether|for good))?"
+    r"(?:on\s+)?(?:the\s+idea\s+of\s+|the\s+plan\s+to\s+)?(?:the\s+|his\s+|her\s+|their\s+|my\s+|our\s+)?"
+    r"(?P<old>(?:[^,.;]|\.(?=\w))+?)(?:\s+(?:completely|entirely|altogether|for good))?"
     r"(?=[,.;]|\s+(?:and|in favou?r of|for|after|last|this|in|since|when|because)\b|$)",
     r"\b(?:doesn't|does not|don't|do not|didn't|no longer)\s+(?:use|uses|run|runs|drive|drives|own|owns|play|plays|"
     r"drink|drinks|eat|eats)\s+(?:an?\s+|the\s+|any\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:any\s?more|now)\b",
@@ -71,7 +72,8 @@ _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|cha
                           r"no longer|instead of|left|quit|stopped|gave up|given up|any ?more|"
                           r"ripped|tore|sold|gave away|removed|dropped|retired|got rid of|phased out|abandoned|stopped using|"
                           r"cancell?ed|deleted|uninstalled|unsubscribed|ditched|dumped|exported|out of|lapsed|expired|archived|"
-                          r"decommissioned|deprecated|shut down|turned off|took over|after|moved on|trad|scrapped|discontinued|axed|"
+                          r"decommissioned|deprecated|shut down|turned off|took over|after|moved on|trad|scrapped|discontinued|"
+                          r"axed|"
                           r"closed down|switched off|old|"
                           r"从|由|不再|弃用|停用|去掉|移除|下线|淘汰|接替|取代",
                           re.IGNORECASE)

@@ -157,7 +157,8 @@ _TABLES: dict[str, dict[str, float]] = {
                "mile": 1609.344, "miles": 1609.344, "ft": 0.3048, "feet": 0.3048, "foot": 0.3048, "英尺": 0.3048,
                "inch": 0.0254, "inches": 0.0254, "英寸": 0.0254},
     "pressure": {"bar": 1e5, "psi": 6894.757, "kpa": 1e3, "mpa": 1e6, "巴": 1e5},
-    "mass": {"mg": 0.001, "毫克": 0.001, "mcg": 1e-6, "µg": 1e-6, "微克": 1e-6, "gram": 1, "grams": 1, "克": 1, "kg": 1000, "kilo": 1000, "kilos": 1000, "kilogram": 1000,
+    "mass": {"mg": 0.001, "毫克": 0.001, "mcg": 1e-6, "µg": 1e-6, "μg": 1e-6, "微克": 1e-6, "gram": 1, "grams": 1, "克": 1,
+             "kg": 1000, "kilo": 1000, "kilos": 1000, "kilogram": 1000,
              "kilograms": 1000, "公斤": 1000, "千克": 1000, "斤": 500, "lb": 453.592, "lbs": 453.592,
              "pound": 453.592, "pounds": 453.592},
     "area": {"hectare": 10000, "hectares": 10000, "ha": 10000, "公顷": 10000, "亩": 666.667, "acre": 4046.86,
@@ -296,8 +297,8 @@ def without_numbers(text: str) -> str:
 _SCALE = {"": 1, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "万": 1e4}
 # "2000 USD" is "$2,000", "300 euros" is "€300"
 _CURRENCY = {"usd": "$", "dollar": "$", "dollars": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£", "cny": "¥",
-             "rmb": "¥", "yuan": "¥", "kuai": "¥", "jpy": "¥", "inr": "₹", "sgd": "S$", "美元": "$", "美金": "$", "欧元": "€", "英镑": "£",
-             "日元": "¥", "人民币": "¥", "块钱": "¥", "块": "¥", "元": "¥", "新币": "S$"}
+             "rmb": "¥", "yuan": "¥", "kuai": "¥", "jpy": "¥", "inr": "₹", "sgd": "S$", "美元": "$", "美金": "$", "欧元": "€",
+             "英镑": "£", "日元": "¥", "人民币": "¥", "块钱": "¥", "块": "¥", "元": "¥", "新币": "S$"}
 CURRENCY_CODES = frozenset(c for c in _CURRENCY if len(c) == 3 and c.isascii())  # usd, eur, …
 
 
