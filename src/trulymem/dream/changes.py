@@ -88,8 +88,14 @@ def replaced_value(text: str) -> str | None:
     for pattern in (*_CHANGE_EN, *_CHANGE_ZH):
         m = pattern.search(text)
         if m:
-            return _LEADING.sub("", m.group("old").strip(" '\"“”").rstrip(".")) or None
+            old = _LEADING.sub("", m.group("old").strip(" '\"“”").rstrip("."))
+            if old and len(old.split()) <= 7 and not _PRONOUN.search(old):
+                return old
     return None
+
+
+# a clause, not a value: "Sesam raced in Ireland before he [was retired]"
+_PRONOUN = re.compile(r"\b(?:he|she|they|it|we|i|you)\b", re.IGNORECASE)
 
 
 # what opens a clause before the value it names ("[Since the] Monday meeting was scrapped")

@@ -225,7 +225,7 @@ def moved_time(new: str, other: str) -> bool:
     return bool(kinds) and any(v.split(":")[0] in kinds and v not in values(new) for v in values(other) if ":" in v)
 
 
-_DATED = re.compile(r"[dmy]:")
+_DATED = re.compile(r"[dmyt]:")  # dates and times of day
 
 
 def _two_events(a: str, b: str) -> bool:

@@ -321,11 +321,20 @@ def _signed(m: re.Match[str]) -> str:
     return f"n:{sign}{money}{int(n) if n.is_integer() else n}{'%' if m.group(5) else ''}"
 
 
+# "一天半" is 1.5 days, "两个小时半" 2.5 hours
+_ZH_AND_HALF = re.compile(rf"([{_ZH_NUM}]+|\d+)(天|个?小时|周|个月|年)半")
+
+
+def _and_half(m: re.Match[str]) -> str:
+    n = int(m.group(1)) if m.group(1).isdigit() else zh_number(m.group(1))
+    return m.group(0) if n is None else f"{n}.5{m.group(2)}"
+
+
 @lru_cache(maxsize=131_072)
 def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     """``special_values``' keys, each with where its span starts, and the text blanked."""
     found: list[tuple[int, str]] = []
-    out = _RANGE_MERIDIEM.sub(_both_halves, text)
+    out = _ZH_AND_HALF.sub(_and_half, _RANGE_MERIDIEM.sub(_both_halves, text))
 
     def take(pattern: re.Pattern[str], key: object) -> None:
         nonlocal out
