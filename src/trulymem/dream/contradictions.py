@@ -215,7 +215,7 @@ def _moves(live: Sequence[MemoryItem], add: Any) -> None:
                 near[j] += 1
         for j, shared in near.items():
             other = live[j]
-            near_enough = shared >= (3 if cjk(m.memory) else 2) and cjk(other.memory) == cjk(m.memory)
+            near_enough = shared >= (4 if cjk(m.memory) else 2) and cjk(other.memory) == cjk(m.memory)
             if j == i or not near_enough or other.created_at > m.created_at \
                     or replaced_value(other.memory) is not None or moved_to(other.memory) is not None \
                     or mentions(other.memory, new):
