@@ -17,7 +17,7 @@ from trulymem.dream.kinship import kin_differs, people_differ
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ
-from trulymem.dream.stated import NUMERIC, bounded, same_numbers, values
+from trulymem.dream.stated import NUMERIC, bounded, same_numbers, seen, value_clash, values
 from trulymem.dream.values import (
     _EN_NUMBER,
     maybe_same_date,
@@ -155,9 +155,32 @@ def apart(a: str, b: str) -> str | None:
     if _adds_up(a, b):
         return "another value of a many-valued thing"
     if cjk(a) == cjk(b) and (negated(a) != negated(b) or opposite(a, b)) and _own_both(a, b) \
-            and len(content(a) & content(b)) <= 1:
+            and (len(content(a) & content(b)) <= 1 or (opposite(a, b) and _names_apart(a, b))):
         return "a rule and another statement about something else"  # they share no more than a verb
+    if _labels_apart(a, b):
+        return "two labelled attributes"
     return None
+
+
+def _names_apart(a: str, b: str) -> bool:
+    """Each names a thing the other does not, and no measure differs ("Always commit [pubspec.lock]" /
+    "Never commit [the .env file]"): a rule about one thing and a rule about another."""
+    clash = value_clash(a, b)
+    return clash is not None and not any(_KEYED.fullmatch(v) for side in clash for v in side)
+
+
+_LABEL = re.compile(r"^\s*([^:：,.;。，]{1,40}?)\s*(?<!\d)[:：](?!\d)\s*\S")  # not the colon of "1:1", "2:30"
+
+
+def _labels_apart(a: str, b: str) -> bool:
+    """Both written "label: value", and the labels share no word but what both are about ("S2
+    accelerometer: ST LIS2DH12" / "S2 motor driver: TI DRV8837"): two attributes."""
+    la, lb = _LABEL.match(a), _LABEL.match(b)
+    if la is None or lb is None or cjk(a) != cjk(b):
+        return False
+    named = set(words(" ".join(seen(a)[1] & seen(b)[1])))
+    wa, wb = (content(m.group(1)) - named for m in (la, lb))
+    return bool(wa) and bool(wb) and not wa & wb
 
 
 CROSS_REVIEW = 0.5  # across languages nothing else can be checked: the encoder must be this sure to ask
@@ -238,7 +261,10 @@ def _two_events(a: str, b: str) -> bool:
         return False
     if not cjk(a):
         ca, cb = content(a) - WHEN_VERBS, content(b) - WHEN_VERBS
-        return len(ca & cb) <= 1 and bool(ca - cb) and bool(cb - ca)
+        x, y = _without_common_run(_reading(a)[0], _reading(b)[0])  # "[Dapeng Bay race] day" / "… registration closes"
+        sa, sb = frozenset(x) - WHEN_VERBS, frozenset(y) - WHEN_VERBS
+        return (len(ca & cb) <= 1 and bool(ca - cb) and bool(cb - ca)) or \
+            (len(sa) < len(ca) and not sa & sb and bool(sa) and bool(sb))
     # Chinese: a word is two characters ("[滑翔]体检" / "[滑翔]理论考试" share one word); once the thing
     # both name is set aside ("数据分析课程的[期末考试]" / "数据分析课程[开课]"), no word of the event is shared
     x, y = _characters(a), _characters(b)

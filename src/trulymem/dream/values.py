@@ -73,7 +73,7 @@ _EN_HOUR_WORD = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten
 _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 # 点 is o'clock after a part of the day, or before 半 / 钟 / minutes / 开 / 前 …: not in 一点点,
 # 两点建议 (two points) or 三点五 (3.5)
-_ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})[点點时]"
+_ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?\s*([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*[点點时]"
                       rf"(半|一刻|三刻|整|钟|([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})分)?")
 _ZH_TIME_AFTER = re.compile(r"[开到前后以之左起，。,.;；、\s]|$")
 _PM_ZH = {"下午", "傍晚", "晚上", "中午"}
@@ -165,7 +165,7 @@ _TABLES: dict[str, dict[str, float]] = {
              "acres": 4046.86, "平方米": 1, "平米": 1, "m²": 1, "sqm": 1, "square metres": 1,
              "square meters": 1, "square metre": 1, "square meter": 1, "平方公里": 1e6, "km²": 1e6},
     "volume": {"ml": 0.001, "毫升": 0.001, "liter": 1, "liters": 1, "litre": 1, "litres": 1, "升": 1},
-    "charge": {"mah": 1, "毫安时": 1},
+    "charge": {"mah": 1, "毫安时": 1, "ah": 1000, "安时": 1000},
     "energy": {"wh": 1, "kwh": 1000, "千瓦时": 1000},
     "power": {"watt": 1, "watts": 1, "瓦": 1, "kw": 1000, "千瓦": 1000},
     "voltage": {"volt": 1, "volts": 1, "伏": 1},
@@ -457,7 +457,7 @@ def _quantity(m: re.Match[str]) -> str | None:
     amount = float(n) if n[:1].isdigit() else _FRACTION.get(n, _num(n.rstrip("个")))
     written = m.group(2)
     if amount is not None and len(written) == 2 and written[0].isupper() and written[1].islower() \
-            and written not in ("Wh", "Hz", "Nm"):  # watt-hours, hertz, newton-metres: one reading each
+            and written not in ("Wh", "Hz", "Nm", "Ah"):  # watt-hours, hertz, newton-metres, amp-hours
         return f"u:{amount:g}{written}"  # Mb, Gb are bits, Ms mega-seconds: only the same symbol is the same
     unit = _CASED.get(written) if written.casefold() in _CASED_FOLDED else \
         _UNITS.get(written.casefold()) or _UNITS.get(written)
