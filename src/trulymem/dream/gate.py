@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream.changes import moved_to, retires
-from trulymem.dream.judge import Judged, days_apart
+from trulymem.dream.judge import Judged, _told_change, days_apart
 from trulymem.dream.kinship import kin_differs, people_differ
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
@@ -263,8 +263,9 @@ def _two_events(a: str, b: str) -> bool:
         ca, cb = content(a) - WHEN_VERBS, content(b) - WHEN_VERBS
         x, y = _without_common_run(_reading(a)[0], _reading(b)[0])  # "[Dapeng Bay race] day" / "… registration closes"
         sa, sb = frozenset(x) - WHEN_VERBS, frozenset(y) - WHEN_VERBS
+        # one may name only the thing ("The [Lisbon half marathon] is on March 22"), the other what of it happens
         return (len(ca & cb) <= 1 and bool(ca - cb) and bool(cb - ca)) or \
-            (len(sa) < len(ca) and not sa & sb and bool(sa) and bool(sb))
+            (len(sa) < len(ca) and not sa & sb and bool(sa | sb) and not _told_change(a) and not _told_change(b))
     # Chinese: a word is two characters ("[滑翔]体检" / "[滑翔]理论考试" share one word); once the thing
     # both name is set aside ("数据分析课程的[期末考试]" / "数据分析课程[开课]"), no word of the event is shared
     x, y = _characters(a), _characters(b)
