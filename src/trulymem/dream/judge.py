@@ -193,6 +193,8 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
             return None  # the same days, dates or times written otherwise ("Mon/Wed" / "Mondays and Wednesdays")
         if polarity_only(*_middles(a, b)[:2]):
             return None  # "is not allowed" / "is forbidden": one prohibition, two wordings
+        if one_language and cjk(a) and _zh_topic_apart(a, b) and not many_valued(a, b):
+            return "contradiction"  # "她买的商业医疗险是平安e生保" / "她的商业医疗险是国寿惠民保"
         if not one_language or not (_one_slot(a, b) or (not cjk(a) and (_end_swap(a, b) or _diverge(a, b)))):
             return None
         # one slot, two values written as plain words ("prefers dark mode" / "light mode",
@@ -232,6 +234,26 @@ def _by_values(a: str, b: str, one_language: bool, frames: FrameSimilarity | Non
 def _names_in_both(a: str, b: str) -> bool:
     """A name (not a number, date or measure) both memories say."""
     return any(not NUMERIC.fullmatch(v) and not _measure(v) for v in seen(a)[1] & seen(b)[1])
+
+
+# "topic 是 value": what comes before the last 是 names one attribute, what follows is its value
+_ZH_COPULA = re.compile(r"^(?P<topic>[^，。；,;]{2,20})是(?P<value>[^，。；,;是]{2,20})[。.！!]?$")
+_ZH_NOT_TOPIC = re.compile(r"用户|她|他|现在|目前|如今|最近|其实|已经|一直|所在|买的|用的|的")
+
+
+def _zh_topic_apart(a: str, b: str) -> bool:
+    """Both say "<one topic>是<a value>" with the same topic (whose and when aside) and values that
+    share no two characters in a row: two values of one attribute."""
+    ma, mb = _ZH_COPULA.match(a.strip()), _ZH_COPULA.match(b.strip())
+    if ma is None or mb is None:
+        return False
+    ta, tb = (_ZH_NOT_TOPIC.sub("", m.group("topic")).strip() for m in (ma, mb))
+    va, vb = (m.group("value").strip() for m in (ma, mb))
+    pairs = {va[k:k + 2] for k in range(len(va) - 1)} & {vb[k:k + 2] for k in range(len(vb) - 1)}
+    return len(ta) >= 2 and ta == tb and va != vb and not pairs and not _ZH_NOT_VALUE.search(va + vb)
+
+
+_ZH_NOT_VALUE = re.compile(r"不|没|也|还|都|和|或|之一|[一二两三四五六七八九十\d]")  # a negation, an addition, a count
 
 
 def days_apart(a: str, b: str) -> bool:
