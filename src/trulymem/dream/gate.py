@@ -259,19 +259,28 @@ def _two_events(a: str, b: str) -> bool:
     da, db = ({v for v in values(t) if _DATED.match(v)} for t in (a, b))
     if not da or not db or da == db or cjk(a) != cjk(b):
         return False
-    if not cjk(a):
-        ca, cb = content(a) - WHEN_VERBS, content(b) - WHEN_VERBS
-        x, y = _without_common_run(_reading(a)[0], _reading(b)[0])  # "[Dapeng Bay race] day" / "… registration closes"
-        sa, sb = frozenset(x) - WHEN_VERBS, frozenset(y) - WHEN_VERBS
-        # one may name only the thing ("The [Lisbon half marathon] is on March 22"), the other what of it happens
-        return (len(ca & cb) <= 1 and bool(ca - cb) and bool(cb - ca)) or \
-            (len(sa) < len(ca) and not sa & sb and bool(sa | sb) and not _told_change(a) and not _told_change(b))
-    # Chinese: a word is two characters ("[滑翔]体检" / "[滑翔]理论考试" share one word); once the thing
-    # both name is set aside ("数据分析课程的[期末考试]" / "数据分析课程[开课]"), no word of the event is shared
-    x, y = _characters(a), _characters(b)
-    sa, sb = _without_common_run(x, y)
-    ca, cb = _bigrams(sa) - _ZH_WHEN, _bigrams(sb) - _ZH_WHEN
-    return len(ca & cb) <= (0 if (sa, sb) != (x, y) else 1) and bool(ca - cb) and bool(cb - ca)
+    return _events_zh(a, b) if cjk(a) else _events_en(a, b)
+
+
+def _events_en(a: str, b: str) -> bool:
+    ca, cb = content(a) - WHEN_VERBS, content(b) - WHEN_VERBS
+    if len(ca & cb) <= 1 and bool(ca - cb) and bool(cb - ca):
+        return True
+    # the thing both name set aside ("[Dapeng Bay race] day" / "… registration closes"), one may name only
+    # the thing ("The [Lisbon half marathon] is on March 22"), the other what of it happens
+    whole = _reading(a)[0], _reading(b)[0]
+    rest = _without_common_run(*whole)
+    sa, sb = frozenset(rest[0]) - WHEN_VERBS, frozenset(rest[1]) - WHEN_VERBS
+    return rest != whole and not sa & sb and bool(sa | sb) and not _told_change(a) and not _told_change(b)
+
+
+def _events_zh(a: str, b: str) -> bool:
+    """In Chinese a word is two characters ("[滑翔]体检" / "[滑翔]理论考试" share one word); once the thing
+    both name is set aside ("数据分析课程的[期末考试]" / "数据分析课程[开课]"), no word of the event is shared."""
+    whole = _characters(a), _characters(b)
+    rest = _without_common_run(*whole)
+    ca, cb = _bigrams(rest[0]) - _ZH_WHEN, _bigrams(rest[1]) - _ZH_WHEN
+    return len(ca & cb) <= (0 if rest != whole else 1) and bool(ca - cb) and bool(cb - ca)
 
 
 @lru_cache(maxsize=131_072)
