@@ -292,6 +292,7 @@ def _characters(text: str) -> tuple[str, ...]:
 _ZH_WHEN = frozenset("日期 时间 时候 定在 安排 预定 计划".split())  # words for when, not for what happened
 
 
+@lru_cache(maxsize=131_072)
 def _without_common_run(x: tuple[str, ...], y: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Both sequences less their longest common run of three words or more (what both are about:
     "数据分析课程的[期末考试]" / "数据分析课[开课]"); unchanged when there is none."""

@@ -316,8 +316,15 @@ def other_dimensions(clash: Clash) -> bool:
 
 def _money_and_count(clash: Clash, a: str, b: str) -> bool:
     """An amount of money on one side, a plain count on the other ("每盒10袋" / "一盒卖39元")."""
+    if not (_says_money(a) or _says_money(b)):
+        return False
     money = [_money(frozenset(v for v in side if NUMERIC.fullmatch(v)), text) for side, text in zip(clash, (a, b))]
     return money[0] != money[1] and None not in money  # "250克，一共12袋" has no amount of money
+
+
+@lru_cache(maxsize=131_072)
+def _says_money(text: str) -> bool:
+    return any(k.startswith("n:") and k[2:3] not in "0123456789-" for k in value_sequence(text))
 
 
 def _money(side: frozenset[str], text: str) -> bool | None:
