@@ -74,7 +74,7 @@ _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|cha
                           r"cancell?ed|deleted|uninstalled|unsubscribed|ditched|dumped|exported|out of|lapsed|expired|archived|"
                           r"decommissioned|deprecated|shut down|turned off|took over|after|moved on|trad|scrapped|discontinued|"
                           r"axed|"
-                          r"closed down|switched off|old|"
+                          r"closed down|switched off|\bold\b|"
                           r"从|由|不再|弃用|停用|去掉|移除|下线|淘汰|接替|取代",
                           re.IGNORECASE)
 

@@ -167,7 +167,6 @@ def reworded_swaps(live: Sequence[MemoryItem], df: dict[str, int], max_postings:
             and value_clash(live[x].memory, live[y].memory) is not None}
 
 
-
 def _changes(live: Sequence[MemoryItem], add: Any) -> None:
     by_word: dict[tuple[str, str], list[int]] = defaultdict(list)
     olds: list[tuple[int, str]] = []

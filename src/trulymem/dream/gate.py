@@ -8,6 +8,7 @@ many-valued thing. Everything else that looks alike goes to *review*.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Literal
 
@@ -296,17 +297,10 @@ _ZH_WHEN = frozenset("日期 时间 时候 定在 安排 预定 计划".split())
 def _without_common_run(x: tuple[str, ...], y: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Both sequences less their longest common run of three words or more (what both are about:
     "数据分析课程的[期末考试]" / "数据分析课[开课]"); unchanged when there is none."""
-    best, at_x, at_y = 0, 0, 0
-    for i in range(len(x)):
-        for j in range(len(y)):
-            k = 0
-            while i + k < len(x) and j + k < len(y) and x[i + k] == y[j + k]:
-                k += 1
-            if k > best:
-                best, at_x, at_y = k, i, j
-    if best < 3:
+    run = SequenceMatcher(None, x, y, autojunk=False).find_longest_match(0, len(x), 0, len(y))
+    if run.size < 3:
         return x, y
-    return x[:at_x] + x[at_x + best:], y[:at_y] + y[at_y + best:]
+    return x[:run.a] + x[run.a + run.size:], y[:run.b] + y[run.b + run.size:]
 
 
 def _bigrams(seq: tuple[str, ...]) -> frozenset[str]:
@@ -325,9 +319,6 @@ def _values_agree(a: str, b: str) -> bool:
 
 _BOUND = re.compile(r"\b(?:more|less|longer|shorter|further|fewer)\s+than\b|\bat (?:most|least)\b|超过|以上|以下|多于|少于",
                     re.IGNORECASE)
-
-
-
 
 
 def _negation_elsewhere(a: str, b: str) -> bool:

@@ -299,7 +299,6 @@ def _frame_words(text: str) -> frozenset[str]:
                      and t not in inside and t not in WHEN_VERBS and not t.isdigit())
 
 
-
 def _one_kind(clash: Clash) -> bool:
     """Both sides' differing values are dates, or times, or amounts of one dimension."""
     kinds = {v.rsplit(":", 1)[0] if v.startswith("q:") else v[:2] for side in clash for v in side}
@@ -316,26 +315,27 @@ def other_dimensions(clash: Clash) -> bool:
 
 def _money_and_count(clash: Clash, a: str, b: str) -> bool:
     """An amount of money on one side, a plain count on the other ("每盒10袋" / "一盒卖39元")."""
-    if not (_says_money(a) or _says_money(b)):
+    owned = _money_numbers(a), _money_numbers(b)
+    if not (owned[0] or owned[1]):
         return False
-    money = [_money(frozenset(v for v in side if NUMERIC.fullmatch(v)), text) for side, text in zip(clash, (a, b))]
+    money = [_all_money(side, numbers) for side, numbers in zip(clash, owned)]
     return money[0] != money[1] and None not in money  # "250克，一共12袋" has no amount of money
 
 
+_MONEY = re.compile(r"n:-?[^\d-]+(\d[\d.]*)%?")  # "n:¥69", "n:S$1500": a number said with a currency
+
+
 @lru_cache(maxsize=131_072)
-def _says_money(text: str) -> bool:
-    return any(k.startswith("n:") and k[2:3] not in "0123456789-" for k in value_sequence(text))
+def _money_numbers(text: str) -> frozenset[str]:
+    """The numbers a memory says as amounts of money, as written without the currency ("69")."""
+    return frozenset(m.group(1) for k in value_sequence(text) if (m := _MONEY.fullmatch(k)))
 
 
-def _money(side: frozenset[str], text: str) -> bool | None:
-    """Whether every differing number of a side is an amount of money (``None``: some are, some not;
-    ``False`` for none at all)."""
-    if not side:
-        return False
-    said = value_sequence(text)
-    kinds = {any(k.startswith("n:") and not k[2:3].isdigit() and k.lstrip("n:-").lstrip("$€£¥₹S").rstrip("%") == v.lstrip("n")
-                 for k in said) for v in side}
-    return kinds.pop() if len(kinds) == 1 else None
+def _all_money(side: frozenset[str], money: frozenset[str]) -> bool | None:
+    """Whether every differing plain number of a side is an amount of money (``None``: some are,
+    some not; ``False`` when it has none)."""
+    kinds = {v.lstrip("n") in money for v in side if NUMERIC.fullmatch(v)}
+    return (kinds.pop() if len(kinds) == 1 else None) if kinds else False
 
 
 def _family(value: str) -> str | None:

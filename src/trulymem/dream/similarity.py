@@ -44,7 +44,6 @@ ABBREVIATIONS = {"repo": "repository", "repos": "repositories", "db": "database"
                  "pkgs": "packages", "dir": "directory", "dirs": "directories", "img": "image", "imgs": "images"}
 
 
-
 def words(text: str) -> list[str]:
     """Significant words in order: stemmed English content words, Chinese content characters."""
     out: list[str] = []

@@ -158,7 +158,7 @@ def other_subjects(a: str, b: str) -> bool:
     before a shared ending that says something (not only a value) and have no word in common."""
     mx, my, p, q = _middles(a, b)
     seq = seen(a)[0]
-    if q <= 2 and CJK_CHAR.match(seq[-1]) and len([t for t in seq[:p] if t not in OWNER_WORDS and t not in GENERIC]) >= 3:
+    if seq and q <= 2 and CJK_CHAR.match(seq[-1]) and len([t for t in seq[:p] if t not in OWNER_WORDS and t not in GENERIC]) >= 3:
         return False  # whom it is about comes first in Chinese: "网店的对公账户开在[招商]银行" / "…[杭州]银行" is one bank's name
     mid_x = {CANON.get(t, t) for t in mx} - GENERIC - OWNER_WORDS
     mid_y = {CANON.get(t, t) for t in my} - GENERIC - OWNER_WORDS
