@@ -12,11 +12,12 @@ import pytest
 
 from trulymem import TrulyMem
 from trulymem.dream import analyze, dream_embedder, load_retention
+from trulymem.dream.amounts import value_sequence
 from trulymem.dream.gate import provably_same
 from trulymem.dream.kinship import kin_differs
 from trulymem.dream.romanize import same_place
 from trulymem.dream.stated import value_clash
-from trulymem.dream.values import special_values, value_sequence, zh_number
+from trulymem.dream.values import special_values, zh_number
 from trulymem.memories import MEMORY_RELATION, iter_memories
 
 CASES = json.loads((Path(__file__).parent / "fixtures" / "dream_seams.json").read_text(encoding="utf-8"))

@@ -12,6 +12,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Literal
 
+from trulymem.dream.amounts import roughly_equal, value_sequence, without_numbers
 from trulymem.dream.changes import moved_to, retires
 from trulymem.dream.judge import Judged, _told_change, days_apart
 from trulymem.dream.kinship import kin_differs, people_differ
@@ -19,14 +20,7 @@ from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ
 from trulymem.dream.stated import NUMERIC, bounded, same_numbers, seen, value_clash, values
-from trulymem.dream.values import (
-    _EN_NUMBER,
-    maybe_same_date,
-    roughly_equal,
-    special_values,
-    value_sequence,
-    without_numbers,
-)
+from trulymem.dream.values import _EN_NUMBER, maybe_same_date, special_values
 from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
 from trulymem.dream.wording import _two_places
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream import singles
+from trulymem.dream.amounts import value_sequence
 from trulymem.dream.changes import retires
 from trulymem.dream.polarity import (
     denies,
@@ -38,7 +39,7 @@ from trulymem.dream.stated import (
     seen,
     value_clash,
 )
-from trulymem.dream.values import maybe_same_date, special_values, value_sequence
+from trulymem.dream.values import maybe_same_date, special_values
 from trulymem.dream.vocab import CANON, GENERIC, OWNER_WORDS, WHEN_VERBS
 from trulymem.dream.wording import (
     _counted,

@@ -8,15 +8,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from trulymem.dream.amounts import CURRENCY_CODES, value_sequence, without_numbers
 from trulymem.dream.similarity import ABBREVIATIONS, cjk, negated, words
-from trulymem.dream.values import (
-    CURRENCY_CODES,
-    rates_to_compare,
-    special_values,
-    value_sequence,
-    without_numbers,
-    zh_number,
-)
+from trulymem.dream.values import rates_to_compare, special_values, zh_number
 from trulymem.dream.vocab import CANON, LIMIT, MULTI_VALUED, MULTI_VALUED_PHRASES
 
 CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

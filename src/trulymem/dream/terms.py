@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from trulymem.dream.amounts import value_sequence, without_numbers
 from trulymem.dream.similarity import words
-from trulymem.dream.values import special_values, value_sequence, without_numbers
+from trulymem.dream.values import special_values
 from trulymem.dream.vocab import CANON, GENERIC
 
 

@@ -96,6 +96,9 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     *((rf"(?<=[\dkK%])\s*(?:a|per|each|/)\s*{unit}\b", f"f:1{unit[0]}") for unit in ("day", "week", "month", "year")))]
 
 # counted: "twice a week" = "每周两次" = "一周两次" (f:2/w); "两周一次" = "every two weeks" (f:2w), not Monday (周一)
+# a number's scale word: "50k", "1.5 million", "3万"
+_SCALE = {"": 1, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "万": 1e4}
+
 _PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y", "hour": "h", "天": "d", "日": "d", "周": "w",
            "星期": "w", "礼拜": "w", "月": "m", "年": "y", "小时": "h"}
 _TIMES_EN = re.compile(r"\b(once|twice|thrice|one time|(\d+|two|three|four|five|six|seven|eight|nine|ten) times)\s+"
@@ -262,65 +265,6 @@ def _whole_weeks(keys: frozenset[str]) -> frozenset[str]:
     return keys
 
 
-@lru_cache(maxsize=65_536)
-def value_sequence(text: str) -> tuple[str, ...]:
-    """The values a memory states, in the order it states them, each number with its sign,
-    currency symbol and percent: "3/4" is not "4/3", "9 to 5" not "5 to 9", "3-1" not "1-3",
-    "-18°C" not "18°C", "$1500" not "€1500"; "50k" is "50,000". Dates, times, quantities and
-    frequencies are one key each, however written."""
-    found, rest = _specials(text, "")
-    numbers = [(m.start(), _signed(m)) for m in _PLAIN_NUMBER.finditer(rest)]
-    return tuple(key for _, key in sorted([*found, *numbers]))
-
-
-_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
-_ONES = "one|two|three|four|five|six|seven|eight|nine"
-_TENS_N = {w: 20 + 10 * k for k, w in enumerate(_TENS.split("|"))}
-_EN_WORDS = "|".join(sorted((w for w in _EN_NUMBER if len(w) > 2), key=len, reverse=True))
-# a number not read as a date, time or quantity: its sign (not after a digit: "9-5" is a range),
-# currency symbol, digits (thousands separators, decimals), "k" and "%"; a Chinese numeral before a measure word
-_PLAIN_NUMBER = re.compile(r"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹]|\b(?-i:USD|EUR|GBP|CNY|RMB|JPY|INR|SGD)\s?)?\s?"
-                           r"(\d+(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
-                           r"(?:\s?([kK]|million|billion|mn|bn|万)(?![a-zA-Z])|\s?(%|percent\b))?"
-                           r"([$€£¥￥₹]|\s?(?-i:USD|EUR|GBP|CNY|RMB|JPY|INR|SGD)\b|\s?(?:dollars?|euros?|yuan|kuai)\b|"
-                           r"\s?(?:美元|美金|欧元|英镑|日元|人民币|块钱|块|元|新币))?"
-                           rf"|([{_ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分])"
-                           rf"|\b((?:(?:{_ONES}|a)\s+hundred(?:\s+(?:and\s+)?(?:{_TENS}|{_EN_WORDS}))?"
-                           rf"|(?:{_TENS}))(?:[- ](?:{_ONES}))?|(?:half\s+)?a\s+dozen|{_EN_WORDS})\b", re.IGNORECASE)
-
-
-def without_numbers(text: str) -> str:
-    """The text with its plain numbers (``value_sequence``'s, in any spelling) blanked."""
-    return _PLAIN_NUMBER.sub(" ", text)
-
-
-_SCALE = {"": 1, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "万": 1e4}
-# "2000 USD" is "$2,000", "300 euros" is "€300"
-_CURRENCY = {"usd": "$", "dollar": "$", "dollars": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£", "cny": "¥",
-             "rmb": "¥", "yuan": "¥", "kuai": "¥", "jpy": "¥", "inr": "₹", "sgd": "S$", "美元": "$", "美金": "$", "欧元": "€",
-             "英镑": "£", "日元": "¥", "人民币": "¥", "块钱": "¥", "块": "¥", "元": "¥", "新币": "S$"}
-CURRENCY_CODES = frozenset(c for c in _CURRENCY if len(c) == 3 and c.isascii())  # usd, eur, …
-
-
-def _signed(m: re.Match[str]) -> str:
-    if m.group(7):
-        return f"n:{_num(m.group(7))}"
-    if m.group(8):
-        total = 0
-        spoken = m.group(8).casefold()
-        if spoken.endswith("dozen"):
-            return "n:6" if spoken.startswith("half") else "n:12"
-        for w in re.split(r"[-\s]+", spoken):
-            total = max(total, 1) * 100 if w == "hundred" else total + _EN_NUMBER.get(w, _TENS_N.get(w, 0))
-        return f"n:{total}"
-    n = float(m.group(3).replace(",", "")) * _SCALE[(m.group(4) or "").casefold()]
-    written = (m.group(2) or m.group(6) or "").strip()
-    money = (_CURRENCY.get(written.casefold(), written)).replace("￥", "¥")
-    n = round(n, 6)
-    sign = "-" if m.group(1) in ("-", "−") else ""
-    return f"n:{sign}{money}{int(n) if n.is_integer() else n}{'%' if m.group(5) else ''}"
-
-
 # "一天半" is 1.5 days, "两个小时半" 2.5 hours
 _ZH_AND_HALF = re.compile(rf"([{_ZH_NUM}]+|\d+)(天|个?小时|周|个月|年)半")
 
@@ -473,25 +417,3 @@ def _quantity(m: re.Match[str]) -> str | None:
         dim, amount = "temperature", round(amount if dim == "celsius" else (amount - 32) * 5 / 9, 1)
     total = amount * size
     return f"q:{dim}:{int(total) if float(total).is_integer() else round(total, 6)}"
-
-
-_ROUGHLY = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|or so|give or take)\b|~|"
-                      r"大概|大约|约|左右|差不多|将近|上下", re.IGNORECASE)
-_AMOUNT = re.compile(r"^(q:[a-z]+:|n:-?[$€£¥₹]?)(\d+(?:\.\d+)?)(%?)$")
-
-
-def roughly_equal(a: str, b: str) -> bool:
-    """One gives an amount as an estimate ("about 2 hours", 大概40分钟) and the other's is
-    within a tenth of it ("1h50m", 38分钟): one fact, for a person to read, never a conflict."""
-    if not (_ROUGHLY.search(a) or _ROUGHLY.search(b)):
-        return False
-    sa, sb = set(value_sequence(a)), set(value_sequence(b))
-    amounts_a = [m for v in sa - sb if (m := _AMOUNT.match(v))]
-    amounts_b = [m for v in sb - sa if (m := _AMOUNT.match(v))]
-    if len(amounts_a) != 1 or len(amounts_b) != 1:
-        return False
-    ma, mb = amounts_a[0], amounts_b[0]
-    if (ma[1], ma[3]) != (mb[1], mb[3]):
-        return False
-    x, y = float(ma[2]), float(mb[2])
-    return abs(x - y) <= 0.1 * max(x, y)
