@@ -59,7 +59,8 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("两周一次", "every two weeks"), ("一个月一次", "monthly"), ("半个月一次", "twice a month"),
     ("2:30 to 3:50 pm", "14:30–15:50"), ("listens on port 8080", "监听 8080 端口"), ("USD 4,500 a month", "$4500/month"),
     ("200 bar", "20000 kPa"), ("2 feet", "24 inches"), ("1.75 m", "175 厘米"), ("on Saturdays and Sundays", "on weekends"),
-    ("Monday through Friday: Mon, Tue, Wed, Thu, Fri", "on weekdays")])
+    ("Monday through Friday: Mon, Tue, Wed, Thu, Fri", "on weekdays"), ("on the 8th of every month", "每月8号"),
+    ("the 21st of each month", "每个月 21 日"), ("rent is due on the 3rd of every month.", "房租每月三号交")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 
@@ -161,12 +162,17 @@ def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: st
     ("a 3-5 °C band", "q:temperature:-5"),  # a range, not below zero
     ("Team A v team B, 20 v 30", "q:voltage:20"),  # "v" alone is no volt
     ("The 5G network", "q:mass:5"),  # "G" is no gram
-    ("a $10m budget", "q:length:10")])  # money, not metres
+    ("a $10m budget", "q:length:10"),  # money, not metres
+    ("每月15日交房租", "q:time:1296000"),  # the 15th of each month, not fifteen days
+    ("月费99克朗", "q:mass:99"),  # kroner, not grams
+    ("bills her clients EUR 95 an hour", "q:time:3600"),  # money by the hour, not an hour long
+    ("her office is on the 4th floor", "dm:4")])  # a floor, not a day of the month
 def test_what_a_value_is_not(text: str, not_read: str) -> None:
     assert not_read not in special_values(text)[0]
 
 
 @pytest.mark.parametrize(("a", "b"), [("USD 4,500", "$4,500"), ("3000 美元", "$3,000"), ("20 欧元", "EUR 20"),
-                                      ("花了3000元", "¥3000"), ("年薪 30万", "300000")])
+                                      ("花了3000元", "¥3000"), ("年薪 30万", "300000"),
+                                      ("NOK 250", "250 kroner"), ("400 SEK", "400 kronor"), ("月费99克朗", "99 kroner")])
 def test_one_amount_written_two_ways(a: str, b: str) -> None:
     assert value_sequence(a) == value_sequence(b) != ()

@@ -26,11 +26,12 @@ _TENS_N = {w: 20 + 10 * k for k, w in enumerate(_TENS.split("|"))}
 _EN_WORDS = "|".join(sorted((w for w in _EN_NUMBER if len(w) > 2), key=len, reverse=True))
 # a number not read as a date, time or quantity: its sign (not after a digit: "9-5" is a range),
 # currency symbol, digits (thousands separators, decimals), "k" and "%"; a Chinese numeral before a measure word
-_PLAIN_NUMBER = re.compile(r"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹]|\b(?-i:USD|EUR|GBP|CNY|RMB|JPY|INR|SGD)\s?)?\s?"
+_CODES = "USD|EUR|GBP|CNY|RMB|JPY|INR|SGD|NOK|SEK|DKK|CHF|HKD|TWD|CAD|AUD|NZD|KRW"
+_PLAIN_NUMBER = re.compile(rf"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹]|\b(?-i:{_CODES})\s?)?\s?"
                            r"(\d+(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
                            r"(?:\s?([kK]|million|billion|mn|bn|万)(?![a-zA-Z])|\s?(%|percent\b))?"
-                           r"([$€£¥￥₹]|\s?(?-i:USD|EUR|GBP|CNY|RMB|JPY|INR|SGD)\b|\s?(?:dollars?|euros?|yuan|kuai)\b|"
-                           r"\s?(?:美元|美金|欧元|英镑|日元|人民币|块钱|块|元|新币))?"
+                           rf"([$€£¥￥₹]|\s?(?-i:{_CODES})\b|\s?(?:dollars?|euros?|yuan|kuai|kroner|kronor|krone|kr|francs?)\b|"
+                           r"\s?(?:美元|美金|欧元|英镑|日元|人民币|块钱|块|元|新币|克朗|港币|港元|台币|韩元|瑞郎))?"
                            rf"|([{_ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分])"
                            rf"|\b((?:(?:{_ONES}|a)\s+hundred(?:\s+(?:and\s+)?(?:{_TENS}|{_EN_WORDS}))?"
                            rf"|(?:{_TENS}))(?:[- ](?:{_ONES}))?|(?:half\s+)?a\s+dozen|{_EN_WORDS})\b", re.IGNORECASE)
@@ -44,7 +45,11 @@ def without_numbers(text: str) -> str:
 # "2000 USD" is "$2,000", "300 euros" is "€300"
 _CURRENCY = {"usd": "$", "dollar": "$", "dollars": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£", "cny": "¥",
              "rmb": "¥", "yuan": "¥", "kuai": "¥", "jpy": "¥", "inr": "₹", "sgd": "S$", "美元": "$", "美金": "$", "欧元": "€",
-             "英镑": "£", "日元": "¥", "人民币": "¥", "块钱": "¥", "块": "¥", "元": "¥", "新币": "S$"}
+             "英镑": "£", "日元": "¥", "人民币": "¥", "块钱": "¥", "块": "¥", "元": "¥", "新币": "S$",
+             # the kroner of Norway, Sweden and Denmark are one word in speech ("200 kroner" / "NOK 150")
+             "nok": "kr", "sek": "kr", "dkk": "kr", "kroner": "kr", "kronor": "kr", "krone": "kr", "克朗": "kr",
+             "chf": "CHF", "franc": "CHF", "francs": "CHF", "瑞郎": "CHF", "hkd": "HK$", "港币": "HK$", "港元": "HK$",
+             "twd": "NT$", "台币": "NT$", "cad": "C$", "aud": "A$", "nzd": "NZ$", "krw": "₩", "韩元": "₩"}
 CURRENCY_CODES = frozenset(c for c in _CURRENCY if len(c) == 3 and c.isascii())  # usd, eur, …
 
 

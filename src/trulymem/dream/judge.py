@@ -348,8 +348,8 @@ def _family(value: str) -> str | None:
     return _FAMILIES.get(head) if ":" in value else None
 
 
-_FAMILIES = {"d": "date", "m": "date", "y": "date", "t": "time", "pd": "time", "w": "weekday", "f": "often", "r": "rate",
-             "port": "port"}
+_FAMILIES = {"d": "date", "dm": "date", "m": "date", "y": "date", "t": "time", "pd": "time", "w": "weekday", "f": "often",
+             "r": "rate", "port": "port"}
 
 
 def _measure(value: str) -> bool:

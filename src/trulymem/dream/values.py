@@ -63,6 +63,13 @@ _ZH_MD = re.compile(rf"(?:([0-9]{{4}})\s*年\s*)?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}
 # 14/03 or 03/14: read only where one side cannot be a month (an ambiguous 03/04 is left as numbers)
 _SLASH_DATE = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])")
 _ZH_YM = re.compile(r"([0-9]{4})\s*年\s*([0-9]{1,2})\s*月(?!\s*[0-9一二三四五六七八九十]+\s*[日号])")
+_DAY_OF_MONTH_EN = re.compile(
+    r"\b(?:(?:on|by|before|until|till|after|around|from)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b"
+    r"(?=\s*(?:$|[,.;:!?)]|(?:of\s+(?:each|every|the)\s+month|each\s+month|every\s+month|and|or|at|for|so|but|because|"
+    r"when|if|instead|now|now\b|this|next|each|every)\b))"
+    r"|\bthe\s+(\d{1,2})(?:st|nd|rd|th)(?=\s+(?:of\s+(?:each|every|the)\s+month|each\s+month|every\s+month)))",
+    re.IGNORECASE)
+_DAY_OF_MONTH_ZH = re.compile(rf"(?:(?<=月)|(?<=月 )|(?<=日是)|(?<=日是 ))([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*[号日](?![元天期])")
 _EN_MONTH = re.compile(rf"\b(?:in|during|since|until|by)\s+({_MONTH_RE})\b", re.IGNORECASE)
 
 # --- times ------------------------------------------------------------------------------
@@ -77,6 +84,12 @@ _ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜�
                       rf"(半|一刻|三刻|整|钟|([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})分)?")
 _ZH_TIME_AFTER = re.compile(r"[开到前后以之左起，。,.;；、\s]|$")
 _PM_ZH = {"下午", "傍晚", "晚上", "中午"}
+# right after an amount, or after its currency ("100 kroner a week", "40 dollars an hour"): the currency stays
+# outside the match, for value_sequence to read with the amount
+_AFTER_AMOUNT = "(?:(?<=[\\dkK%])|" + "|".join(
+    rf"(?<=\d{space}{word})" for space in ("", " ") for word in (
+        "[$€£¥]", "(?-i:[A-Z]{3})", "dollar", "dollars", "euro", "euros", "kroner", "kronor", "krone", "yuan", "kuai",
+        "franc", "francs", "pound", "pounds", "bucks")) + ")"
 # how often: one key per period ("daily" = "every day" = "每天"); "every other week" = "biweekly" = "每两周"
 _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     (r"\b(?:every other week|every second week|every two weeks|bi-?weekly|fortnightly)\b|每两周|隔周|双周", "f:2w"),
@@ -93,7 +106,10 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     (r"\b(?:yearly|annually|annual|every year|each year|once a year|per year)\b|每年", "f:1y"),
     (r"\b(?:quarterly|every quarter)\b|每季度|每个季度", "f:3m"),
     # an amount per period ("USD 4,500 a month", "$20/month"): how often, not how long
-    *((rf"(?<=[\dkK%])\s*(?:a|per|each|/)\s*{unit}\b", f"f:1{unit[0]}") for unit in ("day", "week", "month", "year")))]
+    *((rf"{_AFTER_AMOUNT}\s*(?:an?|per|each|/)\s*{unit}\b", f"f:1{unit[0]}")
+      for unit in ("day", "week", "month", "year")),
+    # money by the hour ("SGD 180 an hour", "$40/hr"), not a duration of one hour
+    (rf"{_AFTER_AMOUNT}\s*(?:an|per|/)\s*(?:hour|hr|h)\b", "f:1h"))]
 
 # counted: "twice a week" = "每周两次" = "一周两次" (f:2/w); "两周一次" = "every two weeks" (f:2w), not Monday (周一)
 # a number's scale word: "50k", "1.5 million", "3万"
@@ -189,7 +205,7 @@ _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True
 _EN_WORDNUM = "|".join(w for w in _EN_NUMBER if len(w) > 2)
 _QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.{_ZH_NUM}点])(?<!\d,)(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|"
                        rf"{_EN_WORDNUM}|[{_ZH_NUM}]{{1,8}}个?|半个?|一个半)"
-                       rf"(?:\s*|-)({_UNIT_RE})(?![a-z])", re.IGNORECASE)
+                       rf"(?:\s*|-)({_UNIT_RE})(?![a-z]|(?<=克)朗)", re.IGNORECASE)
 # "half an hour", "a quarter of an hour", "a day": an article or fraction before a unit written out
 _FRACTION = {"half a": 0.5, "half an": 0.5, "a quarter of a": 0.25, "a quarter of an": 0.25, "quarter of an": 0.25,
              "quarter of a": 0.25, "an": 1, "a": 1, "one and a half": 1.5, "半": 0.5, "一个半": 1.5, "半个": 0.5}
@@ -300,6 +316,8 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
     take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
     take(_ZH_MD, lambda m: date(_num(m.group(2)), _num(m.group(3)), m.group(1)))
+    take(_DAY_OF_MONTH_EN, lambda m: _day_of_month(m.group(1) or m.group(2)))
+    take(_DAY_OF_MONTH_ZH, lambda m: _day_of_month(m.group(1)))
     take(_ZH_YM, lambda m: f"m:{int(m.group(2)):02d} y:{m.group(1)}" if 1 <= int(m.group(2)) <= 12 else None)
     take(_SLASH_DATE, _slash_date)
     take(_TIMES_EN, lambda m: _times(_ONCE.get(m.group(1).casefold()) or _num(m.group(2)), _PERIOD[m.group(3).casefold()]))
@@ -323,6 +341,12 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
     return tuple(found), out
+
+
+def _day_of_month(n: str) -> str | None:
+    """A day of every month ("on the 20th", 每月25号), apart from a date (one day of one month)."""
+    day = _num(n)
+    return f"dm:{day}" if day is not None and 1 <= day <= 31 else None
 
 
 def _rate(m: re.Match[str]) -> str:

@@ -102,7 +102,9 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
     # between; a name both say is ("报表 [DAG 的 SLA] 是 4 小时" / "采集 …")
     common = set(words(" ".join(seen(a)[1] & seen(b)[1])))
     in_both = _in_values(a) & _in_values(b)  # "nightly" both say: neither a word between nor a place
-    shared -= {t for t in common if t.isdigit() or MONTH.fullmatch(t.capitalize())} | in_both
+    # in Chinese a value both say is a word between ("[宽带费]每月[15]号" / "[房租]每月[1]号"): no other words part them
+    shared -= {t for t in common if t.isdigit() or MONTH.fullmatch(t.capitalize())} | \
+        (in_both - {t for pair in pairs for t in pair} if cjk(a) and cjk(b) else in_both)
 
     def place(t: str) -> bool:  # a word that differs and says what the memory is about
         return t not in shared and t not in in_both and t not in _CHANGE_WORDS and t not in OWNER_WORDS \
@@ -122,7 +124,7 @@ _CHANGE_WORDS = frozenset(words(
     "correction corrected actually now currently current new newly raised lowered increased decreased reduced cut "
     "bumped rescheduled moved changed updated switched pushed extended shortened since as of after at renewal "
     "got was were been has have had is are went up down to from then these days anymore any more migrated migrate "
-    "upgraded upgrade 到 减 降 升 提 改 调 换 级 迁 移 切 成"))
+    "upgraded upgrade 到 减 降 升 提 改 调 换 级 迁 移 切 成 约 安 排 定 预"))  # 安排在 / 约在 / 定在: when, not what
 
 
 _ADVERBS = GENERIC - frozenset(words("use make get go set put keep take give do done"))  # verbs separate
