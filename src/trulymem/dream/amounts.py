@@ -26,12 +26,13 @@ _TENS_N = {w: 20 + 10 * k for k, w in enumerate(_TENS.split("|"))}
 _EN_WORDS = "|".join(sorted((w for w in _EN_NUMBER if len(w) > 2), key=len, reverse=True))
 # a number not read as a date, time or quantity: its sign (not after a digit: "9-5" is a range),
 # currency symbol, digits (thousands separators, decimals), "k" and "%"; a Chinese numeral before a measure word
+_COUNTRIES = "(?:US|Singapore|Hong Kong|Canadian|Australian|New Zealand|Norwegian|Swedish|Danish|Swiss)"
 _CODES = "USD|EUR|GBP|CNY|RMB|JPY|INR|SGD|NOK|SEK|DKK|CHF|HKD|TWD|CAD|AUD|NZD|KRW"
 _PLAIN_NUMBER = re.compile(rf"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹]|\b(?-i:{_CODES})\s?)?\s?"
                            r"(\d+(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
                            r"(?:\s?([kK]|million|billion|mn|bn|万)(?![a-zA-Z])|\s?(%|percent\b))?"
-                           rf"([$€£¥￥₹]|\s?(?-i:{_CODES})\b|\s?(?:dollars?|euros?|yuan|kuai|kroner|kronor|krone|kr|francs?)\b|"
-                           r"\s?(?:美元|美金|欧元|英镑|日元|人民币|块钱|块|元|新币|克朗|港币|港元|台币|韩元|瑞郎))?"
+                           rf"([$€£¥￥₹]|\s?(?-i:{_CODES})\b|\s?(?:{_COUNTRIES}\s+)?(?:dollars?|euros?|yuan|kuai|kroner|kronor|krone|kr|francs?)\b|"
+                           r"\s?(?:美元|美金|欧元|英镑|日元|人民币|块钱|块|元|新币|挪威克朗|瑞典克朗|丹麦克朗|克朗|港币|港元|台币|韩元|瑞郎))?"
                            rf"|([{_ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分])"
                            rf"|\b((?:(?:{_ONES}|a)\s+hundred(?:\s+(?:and\s+)?(?:{_TENS}|{_EN_WORDS}))?"
                            rf"|(?:{_TENS}))(?:[- ](?:{_ONES}))?|(?:half\s+)?a\s+dozen|{_EN_WORDS})\b", re.IGNORECASE)
@@ -48,9 +49,14 @@ _CURRENCY = {"usd": "$", "dollar": "$", "dollars": "$", "eur": "€", "euro": "�
              "英镑": "£", "日元": "¥", "人民币": "¥", "块钱": "¥", "块": "¥", "元": "¥", "新币": "S$",
              # the kroner of Norway, Sweden and Denmark are one word in speech ("200 kroner" / "NOK 150")
              "nok": "kr", "sek": "kr", "dkk": "kr", "kroner": "kr", "kronor": "kr", "krone": "kr", "克朗": "kr",
+             "挪威克朗": "kr", "瑞典克朗": "kr", "丹麦克朗": "kr",
              "chf": "CHF", "franc": "CHF", "francs": "CHF", "瑞郎": "CHF", "hkd": "HK$", "港币": "HK$", "港元": "HK$",
-             "twd": "NT$", "台币": "NT$", "cad": "C$", "aud": "A$", "nzd": "NZ$", "krw": "₩", "韩元": "₩"}
+             "twd": "NT$", "台币": "NT$", "cad": "C$", "aud": "A$", "nzd": "NZ$", "krw": "₩", "韩元": "₩",
+             "us dollars": "$", "us dollar": "$", "singapore dollars": "S$", "hong kong dollars": "HK$",
+             "canadian dollars": "C$", "australian dollars": "A$", "new zealand dollars": "NZ$", "norwegian kroner": "kr",
+             "swedish kronor": "kr", "danish kroner": "kr", "swiss francs": "CHF"}
 CURRENCY_CODES = frozenset(c for c in _CURRENCY if len(c) == 3 and c.isascii())  # usd, eur, …
+CURRENCY_WORDS = frozenset(_CURRENCY)  # as written after an amount: dollars, kroner, 元, 克朗
 
 
 def _signed(m: re.Match[str]) -> str:
@@ -65,7 +71,7 @@ def _signed(m: re.Match[str]) -> str:
             total = max(total, 1) * 100 if w == "hundred" else total + _EN_NUMBER.get(w, _TENS_N.get(w, 0))
         return f"n:{total}"
     n = float(m.group(3).replace(",", "")) * _SCALE[(m.group(4) or "").casefold()]
-    written = (m.group(2) or m.group(6) or "").strip()
+    written = " ".join((m.group(2) or m.group(6) or "").split())
     money = (_CURRENCY.get(written.casefold(), written)).replace("￥", "¥")
     n = round(n, 6)
     sign = "-" if m.group(1) in ("-", "−") else ""

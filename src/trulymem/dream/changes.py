@@ -47,6 +47,11 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     r"lapsed|expired)\b",
     r"\b(?:the\s+)?(?P<old>(?:[^,.;]|\.(?=\w))+?)\s+(?:was|were|has been|have been|got|is being)\s+(?:retired|removed|dropped|"
     r"decommissioned|deprecated|shut down|turned off|phased out|ripped out|scrapped|discontinued|axed|closed down)\b",
+    # "pharm-app-02 is retired", "Jenkins is decommissioned": an identifier, or a name shut down (a person retires too)
+    r"(?P<old>\b[a-z][\w.]*[\d-][\w.-]*)\s+(?:is|are)\s+(?:now\s+)?"
+    r"(?:retired|decommissioned|deprecated|shut down|switched off|turned off|phased out|gone)\b(?!\s+(?:from|as)\b)",
+    r"(?P<old>(?-i:[A-Z])[\w.+-]*(?:\s+(?-i:[A-Z])[\w.+-]*)?)\s+(?:is|are)\s+(?:now\s+)?"
+    r"(?:decommissioned|deprecated|shut down|switched off|turned off|phased out)\b",
     # "she wants the old Read the Docs project deleted", "the old Samsung is sitting in a drawer"
     r"\b(?:the|his|her|their|my|our)\s+old\s+(?P<old>(?-i:[A-Z])[\w.+-]*(?:\s+(?:the\s+)?(?-i:[A-Z])[\w.+-]*)*)",
     # "the supplier shut down their SFTP server", "scrapped the Monday meeting"
@@ -74,7 +79,7 @@ _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|cha
                           r"cancell?ed|deleted|uninstalled|unsubscribed|ditched|dumped|exported|out of|lapsed|expired|archived|"
                           r"decommissioned|deprecated|shut down|turned off|took over|after|moved on|trad|scrapped|discontinued|"
                           r"axed|"
-                          r"closed down|switched off|\bold\b|"
+                          r"closed down|switched off|\bold\b|\bgone\b|"
                           r"从|由|不再|弃用|停用|去掉|移除|下线|淘汰|接替|取代",
                           re.IGNORECASE)
 

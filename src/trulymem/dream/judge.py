@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Literal
 
 from trulymem.dream import singles
-from trulymem.dream.amounts import value_sequence
+from trulymem.dream.amounts import CURRENCY_WORDS, value_sequence
 from trulymem.dream.changes import retires
 from trulymem.dream.polarity import (
     denies,
@@ -78,6 +78,8 @@ def _same_ending(a: str, b: str) -> bool:
     # "has [one] sister", 有[两]个妹妹; not a number that names something ("svc-[36]", "Ticket #[66560]")
     alone = _small_numbers(a) | _small_numbers(b)
     counts = all(_counted(t, alone) for t in (*x[p:len(x) - q], *y[p:len(y) - q]))
+    if "".join(tail) in CURRENCY_WORDS or all(t in CURRENCY_WORDS for t in tail):
+        return False  # "55000挪威[克朗]" / "52000[克朗]": the amount's currency, not a statement
     return 0 < q < min(len(x), len(y)) and (q >= 2 or any(t in PREDICATE for t in tail)) and not counts
 
 
