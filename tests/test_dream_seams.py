@@ -94,6 +94,7 @@ def test_chinese_numbers_and_times() -> None:
     assert [zh_number(n) for n in ("十二", "二十", "两百五十", "一万五千", "三零五")] == [12, 20, 250, 15000, 305]
     assert special_values("中午12点")[0] == special_values("12:00")[0]
     assert special_values("凌晨12点")[0] == special_values("midnight")[0]
+    assert special_values("5月14日中午")[0] == special_values("May 14 at noon")[0]
     for not_a_time in ("一点点", "一点儿", "用户提了两点建议", "三点五公里"):
         assert not any(k.startswith("t:") for k in special_values(not_a_time)[0]), not_a_time
 

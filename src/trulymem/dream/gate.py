@@ -21,7 +21,7 @@ from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ
 from trulymem.dream.stated import NUMERIC, bounded, same_numbers, seen, value_clash, values
 from trulymem.dream.values import _EN_NUMBER, maybe_same_date, special_values
-from trulymem.dream.vocab import CANON, GENERIC, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
+from trulymem.dream.vocab import CANON, CJK, GENERIC, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
 from trulymem.dream.wording import _two_places
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
@@ -274,6 +274,9 @@ def _events_zh(a: str, b: str) -> bool:
     both name is set aside ("数据分析课程的[期末考试]" / "数据分析课程[开课]"), no word of the event is shared."""
     whole = _characters(a), _characters(b)
     rest = _without_common_run(*whole)
+    # a Latin name both say is the thing both name, wherever it stands ("[FRIPRO]截止日期" / "用户的[FRIPRO]申请截止日期")
+    named = {t for t in set(whole[0]) & set(whole[1]) if not CJK.match(t)}
+    rest = tuple(t for t in rest[0] if t not in named), tuple(t for t in rest[1] if t not in named)
     ca, cb = _bigrams(rest[0]) - _ZH_WHEN, _bigrams(rest[1]) - _ZH_WHEN
     return len(ca & cb) <= (0 if rest != whole else 1) and bool(ca - cb) and bool(cb - ca)
 

@@ -77,7 +77,8 @@ _CLOCK = re.compile(r"(?<![\d.:])(\d{1,2}):(\d{2})(?::\d{2})?\s*(a\.?m\.?|p\.?m\
 _AMPM = re.compile(r"(?<![\d.:])(\d{1,2})\s*(a\.?m\.?|p\.?m\.?)(?![a-z])", re.IGNORECASE)
 _EN_HOUR_WORD = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*"
                            r"(?:(a\.?m\.?|p\.?m\.?)|o'?clock)(?![a-z])", re.IGNORECASE)
-_NOON = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
+# noon; 中午 after a date ("5月14日中午"), read before the date blanks it; not before its hour (中午12点)
+_NOON = re.compile(r"\b(noon|midday|midnight)\b|(?<=[日号])\s*中午(?!\s*[0-9一二两三四五六七八九十])", re.IGNORECASE)
 # 点 is o'clock after a part of the day, or before 半 / 钟 / minutes / 开 / 前 …: not in 一点点,
 # 两点建议 (two points) or 三点五 (3.5)
 _ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?\s*([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*[点點时]"
@@ -312,6 +313,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_PATHLIKE, _path)
     take(_PORT, lambda m: f"port:{int(m.group(1) or m.group(2) or m.group(3) or m.group(4))}")
     take(_RATE, _rate)
+    take(_NOON, lambda m: "t:00:00" if (m.group(1) or "").casefold() == "midnight" else "t:12:00")
     take(_ISO_DATE, lambda m: date(int(m.group(2)), int(m.group(3)), m.group(1)))
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
     take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
@@ -328,7 +330,6 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_AMPM, lambda m: _hhmm(int(m.group(1)), 0, m.group(2).casefold().replace(".", "")))
     take(_EN_HOUR_WORD, lambda m: _hhmm(_EN_NUMBER[m.group(1).casefold()], 0,
                                         (m.group(2) or "").casefold().replace(".", "") or None))
-    take(_NOON, lambda m: "t:00:00" if m.group(1).casefold() == "midnight" else "t:12:00")
     take(_ZH_TIME, _zh_time)
     take(_EN_WEEKDAY, lambda m: f"w:{_WEEKDAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else ""))
     take(_EN_DAY_ABBR, lambda m: f"w:{_ABBR_DAYS[m.group(1)]}")
