@@ -24,10 +24,16 @@ CASES = json.loads((Path(__file__).parent / "fixtures" / "dream_seams.json").rea
 PAIRS = [(want, a, b) for want in ("merge", "review", "conflict", "none") for a, b in CASES[want]]
 
 
+def _fact(text: str) -> dict[str, str]:
+    """A memory to commit: "subject|relation|object" is a triplet, anything else a sentence."""
+    parts = text.split("|")
+    subject, relation, obj = parts if len(parts) == 3 else ("user", MEMORY_RELATION, text)
+    return {"subject": subject, "relation": relation, "object": obj, "type": "pref"}
+
+
 def outcome(db: Path, a: str, b: str) -> str:
     with TrulyMem(db, user_id="u", app_id="p") as mem:
-        mem.commit([{"subject": "user", "relation": MEMORY_RELATION, "object": t, "type": "pref"} for t in (a, b)],
-                   supersede=False)
+        mem.commit([_fact(t) for t in (a, b)], supersede=False)
         items = list(iter_memories(mem.store, mem.scope))
         got = analyze(items, load_retention(), datetime.now(UTC), embedder=dream_embedder("auto", mem.embedder))
     found = [k for k, hit in (("merge", got.merges), ("review", got.reviews), ("conflict", got.conflicts)) if hit]

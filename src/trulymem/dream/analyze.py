@@ -27,7 +27,7 @@ from trulymem.dream.findings import (
 from trulymem.dream.gate import CROSS_REVIEW, Gated, gate, veto_conflict, worth_review
 from trulymem.dream.judge import FrameSimilarity, Judged, judge
 from trulymem.dream.model_judge import judge_with_llm
-from trulymem.dream.owner import restated_by_name
+from trulymem.dream.owner import restated_by_name, user_name
 from trulymem.dream.policy import Retention
 from trulymem.dream.similarity import document_frequencies, words
 from trulymem.dream.terms import terms
@@ -70,7 +70,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     sets = [terms(text_of(m)) for m in rest]
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
     step("Analysing: contradictions", 1, 4)
-    found, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings)
+    found, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings, user_name(rest))
     conflicts, same, unsure = _vet(found, rest)
     # every pair that looks alike is judged, pinned memories included (a pinned memory can be
     # contradicted, never merged): only duplicates merge; a clash of values or of negation is a

@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
+from trulymem.dream.attributes import attribute_conflicts
 from trulymem.dream.changes import moved_to, replaced_value, retires
 from trulymem.dream.findings import Contradiction, block_of, kind_of
 from trulymem.dream.gate import content, moved_time
@@ -59,9 +60,11 @@ def _positive(rel: str) -> str:
 
 
 def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets: list[set[str]],
-                        df: dict[str, int], max_postings: int | None = None) -> tuple[list[Contradiction], set[tuple[str, str]]]:
+                        df: dict[str, int], max_postings: int | None = None, owner: str | None = None
+                        ) -> tuple[list[Contradiction], set[tuple[str, str]]]:
     """Contradictions, and the pairs that only look alike: same wording, another value
-    ("likes jazz" / "likes rock", 用户喜欢猫 / 用户喜欢狗) — never duplicates."""
+    ("likes jazz" / "likes rock", 用户喜欢猫 / 用户喜欢狗) — never duplicates. ``owner``: the
+    user's name, where the memories give it."""
     found: dict[tuple[str, str], Contradiction] = {}
     distinct: set[tuple[str, str]] = set()
 
@@ -143,6 +146,7 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
     _changes(live, add)
     _moves(live, add)
     single_conflicts(live, add)  # two homes of one person, two favourites of one kind
+    attribute_conflicts(live, owner, add)  # "user phone_model Pixel 8" / "User's phone is an iPhone 13 mini"
     return sorted(found.values(), key=lambda c: (c.a.created_at, c.a.id, c.b.id)), distinct
 
 
