@@ -34,6 +34,21 @@ _HOME_MOVE_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)(?:搬到|搬去|搬家�
 _LIVES_ZH = re.compile(r"^(?P<who>[^，。；,;]*?)(?:住在|定居在|居住在|生活在|家在)(?P<place>[^，。；,;了的]{1,8})")
 
 
+# Where someone works, in Chinese ("林浩在杭州大地设计院上班"): an organisation or a unit of one, never a
+# city alone ("在杭州上班" and "在设计院上班" both hold)
+_WORKS_ZH = re.compile(r"^(?P<who>[^，。；,;在]*?)(?:现在|目前|如今)?在(?P<place>[^，。；,;了在]{2,16})(?:上班|工作|任职)")
+_WORKPLACE = re.compile(r"(?:院|公司|集团|室|所|店|馆|部|科|中心|厂|行|局|学校|大学|中学|小学|园|站|药房|诊所|医院|银行)$")
+
+
+def workplace(text: str) -> tuple[str, str] | None:
+    """``(who, place)`` of where someone works, said in Chinese, or ``None``."""
+    m = _WORKS_ZH.search(text)
+    if m is None:
+        return None
+    place = re.sub(r"[(（][^)）]*[)）]$", "", m.group("place").strip())  # "静配中心(PIVAS)"
+    return (m.group("who"), place) if _WORKPLACE.search(place) else None
+
+
 def home(text: str, *, moved: bool) -> tuple[str, str] | None:
     """``(who, place)`` of a move of home (``moved``) or of where someone lives, or ``None``."""
     for pattern in (_HOME_MOVE_EN, _HOME_MOVE_ZH) if moved else (_LIVES_EN, _LIVES_ZH):
@@ -67,13 +82,17 @@ Single = tuple[str, frozenset[str], str]  # (attribute, person, value)
 @lru_cache(maxsize=131_072)
 def single(text: str) -> Single | None:
     """``(attribute, person, value)`` of a statement of a one-at-a-time value, or ``None``:
-    ``("home", …)`` for where someone lives or moved to, ``("favourite:<kind>", …)``."""
+    ``("home", …)`` for where someone lives or moved to, ``("work", …)`` where they work (said in
+    Chinese), ``("favourite:<kind>", …)``."""
     if PAST.search(text):
         return None
     text = text.replace("_", " ")  # a triplet's relation: "user lives_in Qingdao"
     found = home(text, moved=True) or home(text, moved=False)
     if found is not None:
         return None if _NOT_PERSON.search(found[0]) else ("home", _person(found[0]), found[1])
+    works = workplace(text)
+    if works is not None:
+        return None if _NOT_PERSON.search(works[0]) else ("work", _person(works[0]), works[1])
     m = _FAVOURITE_EN.search(text) or _FAVOURITE_ZH.search(text)
     if m is None:
         return None
@@ -101,6 +120,8 @@ def differ(a: str, b: str) -> bool:
         return sa[0] == "home" and same_place(sa[2], sb[2]) is False and kin(a) == kin(b)
     if name_key(sa[2]) == name_key(sb[2]) or mentions(a, sb[2]) or mentions(b, sa[2]):
         return False
+    if sa[0] == "work" and (sa[2][-2:] in sb[2] or sb[2][-2:] in sa[2]):
+        return False  # one inside the other: "明湖医院[药剂科]" / "[药剂科]的门诊药房"
     return (kin(a) == kin(b) and named_people(a) == named_people(b)) or bool(sa[1] & (relatives_named(a) |
                                                                                      relatives_named(b)))
 
