@@ -66,7 +66,7 @@ _ZH_YM = re.compile(r"([0-9]{4})\s*年\s*([0-9]{1,2})\s*月(?!\s*[0-9一二三�
 _DAY_OF_MONTH_EN = re.compile(
     r"\b(?:(?:on|by|before|until|till|after|around|from)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b"
     r"(?=\s*(?:$|[,.;:!?)]|(?:of\s+(?:each|every|the)\s+month|each\s+month|every\s+month|and|or|at|for|so|but|because|"
-    r"when|if|instead|now|now\b|this|next|each|every)\b))"
+    r"when|if|instead|now|this|next|each|every)\b))"
     r"|\bthe\s+(\d{1,2})(?:st|nd|rd|th)(?=\s+(?:of\s+(?:each|every|the)\s+month|each\s+month|every\s+month)))",
     re.IGNORECASE)
 _DAY_OF_MONTH_ZH = re.compile(rf"(?:(?<=月)|(?<=月 )|(?<=日是)|(?<=日是 ))([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*[号日](?![元天期])")
@@ -112,10 +112,9 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     # money by the hour ("SGD 180 an hour", "$40/hr"), not a duration of one hour
     (rf"{_AFTER_AMOUNT}\s*(?:an|per|/)\s*(?:hour|hr|h)\b", "f:1h"))]
 
-# counted: "twice a week" = "每周两次" = "一周两次" (f:2/w); "两周一次" = "every two weeks" (f:2w), not Monday (周一)
 # a number's scale word: "50k", "1.5 million", "3万"
 _SCALE = {"": 1, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "万": 1e4}
-
+# counted: "twice a week" = "每周两次" = "一周两次" (f:2/w); "两周一次" = "every two weeks" (f:2w), not Monday (周一)
 _PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y", "hour": "h", "天": "d", "日": "d", "周": "w",
            "星期": "w", "礼拜": "w", "月": "m", "年": "y", "小时": "h"}
 _TIMES_EN = re.compile(r"\b(once|twice|thrice|one time|(\d+|two|three|four|five|six|seven|eight|nine|ten) times)\s+"
