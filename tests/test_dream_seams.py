@@ -14,6 +14,7 @@ from trulymem import TrulyMem
 from trulymem.dream import analyze, dream_embedder, load_retention
 from trulymem.dream.amounts import value_sequence
 from trulymem.dream.gate import provably_same
+from trulymem.dream.glossary import attributes
 from trulymem.dream.kinship import kin_differs
 from trulymem.dream.romanize import same_place
 from trulymem.dream.stated import value_clash
@@ -183,3 +184,14 @@ def test_what_a_value_is_not(text: str, not_read: str) -> None:
                                       ("NOK 250", "250 kroner"), ("400 SEK", "400 kronor"), ("月费99克朗", "99 kroner")])
 def test_one_amount_written_two_ways(a: str, b: str) -> None:
     assert value_sequence(a) == value_sequence(b) != ()
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("Her hospital locker number is 112.", "用户在医院的更衣柜号是208。", True),
+    ("The user's favourite tea is oolong.", "用户最喜欢喝的茶是普洱。", True),
+    ("Feature flags are managed in Unleash.", "功能开关统一用 LaunchDarkly 管理。", True),
+    ("Her manager is Dev.", "Feature flags are managed in Unleash.", False),  # "managed" is no manager
+    ("Release notes are written by hand.", "每两周发版一次。", False),
+])
+def test_one_attribute_named_in_two_languages(a: str, b: str, same: bool) -> None:
+    assert (attributes(a) == attributes(b) != frozenset()) is same

@@ -12,6 +12,7 @@ from weakref import WeakKeyDictionary
 
 from trulymem import budget
 from trulymem.dream.contradictions import contradiction, find_contradictions, reworded_swaps
+from trulymem.dream.crosslang import cross_language_pairs
 from trulymem.dream.duplicates import duplicate_candidates, merge_groups, pair_key, reviews, shared_values
 from trulymem.dream.findings import (
     Analysis,
@@ -70,7 +71,8 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     sets = [terms(text_of(m)) for m in rest]
     df = document_frequencies(set(q) | t for q, t in zip(seqs, sets))
     step("Analysing: contradictions", 1, 4)
-    found, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings, user_name(rest))
+    owner = user_name(rest)
+    found, distinct = find_contradictions(rest, seqs, sets, df, cfg.max_postings, owner)
     conflicts, same, unsure = _vet(found, rest)
     # every pair that looks alike is judged, pinned memories included (a pinned memory can be
     # contradicted, never merged): only duplicates merge; a clash of values or of negation is a
@@ -94,6 +96,7 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     sims.update(swaps)
     step("Analysing: judging pairs", 3, 4)
     frames = _frame_similarity(embedder)
+    _add_cross_language(rest, owner, frames, conflicts)
     judged: dict[tuple[int, int], Judged] = {}
     for n, pair in enumerate(sims):
         if n % _CHECK_EVERY == _CHECK_EVERY - 1:
@@ -133,6 +136,16 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     out.prunes = list(expired.values()) + _low_confidence([rest[k] for k in free], now, cfg, exclude=held)
     step("Analysed", 4, 4)
     return out
+
+
+def _add_cross_language(rest: Sequence[MemoryItem], owner: str | None, frames: FrameSimilarity | None,
+                        conflicts: list[Contradiction]) -> None:
+    """One attribute with two values in two languages ("Her locker number is 112" / "用户的更衣柜号是208"),
+    vetted as the rules' conflicts are."""
+    flagged = {frozenset((c.a.id, c.b.id)) for c in conflicts}
+    for a, b in cross_language_pairs(rest, owner, frames):
+        if frozenset((a.id, b.id)) not in flagged and veto_conflict(a.memory, b.memory) is None:
+            conflicts.append(contradiction(a, b))
 
 
 def _hold_conflicts(rest: Sequence[MemoryItem], verdicts: dict[tuple[int, int], Judged | Gated],
