@@ -62,14 +62,16 @@ _CHANGE_EN = [re.compile(p, re.IGNORECASE) for p in (
     rf"\breplaced\s+(?P<old>{_PERSON})\s+as\b",
     rf"\bafter\s+(?P<old>{_PERSON})\s+(?:left|moved|stepped down|quit|retired|went on leave)\b")]
 _ROLE_HANDED = re.compile(r"\btook over\b|\breplaced\s+\S+(?:\s+\S+)?\s+as\b|\bafter\s+\S+(?:\s+\S+)?\s+(?:left|moved|"
-                          r"stepped down|quit|retired|went on leave)\b|接替|取代", re.IGNORECASE)
+                          r"stepped down|quit|retired|went on leave)\b|接替|取代|卸任|离任|辞去", re.IGNORECASE)
 _CHANGE_ZH = [re.compile(p) for p in (
     r"从(?P<old>[^，。；,;]{1,20}?)(?:迁移|迁|搬|换|切换|改|转)(?:到|成|为)了?(?P<new>[^，。；,;]{1,20})",
     r"由(?P<old>[^，。；,;]{1,20}?)(?:改为|换成|切换到)(?P<new>[^，。；,;]{1,20})",
     r"不再(?:使用|用|部署到|住在)(?P<old>[^，。；,;]{1,20})",
     r"(?:弃用|停用|去掉|移除|下线|淘汰)了?(?P<old>[^，。；,;]{1,20})",
     r"(?:接替|取代)了?(?P<old>[^，。；,;的]{1,10}?)(?:的|，|。|成为|担任|负责|$)",
-    r"(?P<old>[^，。；,;]{1,20}?)(?:已经|已)?(?:被)?(?:弃用|停用|下线|淘汰)")]
+    r"(?P<old>[^，。；,;]{1,20}?)(?:已经|已)?(?:被)?(?:弃用|停用|下线|淘汰)",
+    # a role given up: "Anna Russo卸任后，…的新协调员是Karim Benali"
+    r"(?P<old>[^，。；,;]{2,12}?)(?:已经|已)?(?:卸任|离任|辞去)")]
 
 
 # a cheap look for the words every change pattern needs, before the patterns themselves
@@ -80,7 +82,7 @@ _CHANGE_HINT = re.compile(r"moved|migrated|switched|swapped|traded|exchanged|cha
                           r"decommissioned|deprecated|shut down|turned off|took over|after|moved on|trad|scrapped|discontinued|"
                           r"axed|"
                           r"closed down|switched off|\bold\b|\bgone\b|"
-                          r"从|由|不再|弃用|停用|去掉|移除|下线|淘汰|接替|取代",
+                          r"从|由|不再|弃用|停用|去掉|移除|下线|淘汰|接替|取代|卸任|离任|辞去",
                           re.IGNORECASE)
 
 

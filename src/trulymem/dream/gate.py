@@ -18,7 +18,7 @@ from trulymem.dream.judge import Judged, _told_change, days_apart
 from trulymem.dream.kinship import kin_differs, people_differ
 from trulymem.dream.polarity import denies, opposite
 from trulymem.dream.similarity import cjk, negated, without_negation, words
-from trulymem.dream.singles import PAST, differ
+from trulymem.dream.singles import PAST, differ, single
 from trulymem.dream.stated import NUMERIC, bounded, same_numbers, seen, value_clash, values
 from trulymem.dream.values import _EN_NUMBER, maybe_same_date, special_values
 from trulymem.dream.vocab import CANON, CJK, GENERIC, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
@@ -145,7 +145,7 @@ def apart(a: str, b: str) -> str | None:
     """Why two memories that look alike are two facts, not one or a disagreement: about
     different people, or another value of a many-valued thing, or a prohibition and an
     unrelated rule that share a verb ("Never commit .env" / "Always commit the lockfile")."""
-    if kin_differs(a, b) or people_differ(a, b):
+    if (kin_differs(a, b) or people_differ(a, b)) and not _whom_one_reports_to(a, b):
         return "about different people"
     if _adds_up(a, b):
         return "another value of a many-valued thing"
@@ -155,6 +155,13 @@ def apart(a: str, b: str) -> str | None:
     if _labels_apart(a, b):
         return "two labelled attributes"
     return None
+
+
+def _whom_one_reports_to(a: str, b: str) -> bool:
+    """Both say whom one person reports to ("用户的上司是周立" / "用户现在向陈蕾汇报"): the boss named
+    is the value, not a second person the memory is about."""
+    sa, sb = single(a), single(b)
+    return sa is not None and sb is not None and sa[0] == sb[0] == "manager" and sa[1] == sb[1]
 
 
 def _names_apart(a: str, b: str) -> bool:

@@ -49,6 +49,28 @@ def workplace(text: str) -> tuple[str, str] | None:
     return (m.group("who"), place) if _WORKPLACE.search(place) else None
 
 
+# Whom someone reports to, however said: "Tomás's manager is Henrik Dahl", "Tomás reports to Priya
+# Raman", "Henrik is his line manager", 用户的上司是王磊, 用户向王磊汇报
+_BOSS_EN = r"(?:manager|line manager|boss|supervisor|team lead|direct manager|reporting manager)"
+_NAMED = r"(?P<boss>(?:Dr\.\s+)?(?-i:[A-Z])[\w'’.-]*(?:\s+(?-i:[A-Z])[\w'’.-]*){0,2})"
+_MANAGER = [re.compile(p, re.IGNORECASE) for p in (
+    rf"^(?P<who>.*?)(?:['’]s)?\s+(?:new\s+|current\s+)?{_BOSS_EN}\s+(?:is|is now|has been|became)\s+(?:now\s+)?{_NAMED}",
+    rf"^(?P<who>.*?)\s+(?:now\s+|currently\s+)?reports?\s+(?:directly\s+)?to\s+{_NAMED}",
+    rf"^{_NAMED}\s+is\s+(?:now\s+)?(?P<who>.*?)(?:['’]s)?\s+(?:new\s+|current\s+)?{_BOSS_EN}\b",
+    r"^(?P<who>[^，。；,;]*?)的(?:直属)?(?:上司|领导|主管|经理|组长)(?:现在)?(?:是|换成了?|变成了?)(?P<boss>[^，。；,;的]{2,12})",
+    r"^(?P<who>[^，。；,;]*?)(?:现在)?(?:直接)?向(?P<boss>[^，。；,;的]{2,12}?)汇报")]
+
+
+def manager(text: str) -> tuple[str, str] | None:
+    """``(who, boss)`` of a statement of whom someone reports to, or ``None``."""
+    for pattern in _MANAGER:
+        m = pattern.search(text)
+        if m:
+            who = re.split(r"[,;，；]", m.group("who"))[-1]  # "Since the reorg, [Tomás] reports to …"
+            return _WHEN.sub(" ", who), m.group("boss").strip().rstrip(".。")
+    return None
+
+
 def home(text: str, *, moved: bool) -> tuple[str, str] | None:
     """``(who, place)`` of a move of home (``moved``) or of where someone lives, or ``None``."""
     for pattern in (_HOME_MOVE_EN, _HOME_MOVE_ZH) if moved else (_LIVES_EN, _LIVES_ZH):
@@ -83,13 +105,16 @@ Single = tuple[str, frozenset[str], str]  # (attribute, person, value)
 def single(text: str) -> Single | None:
     """``(attribute, person, value)`` of a statement of a one-at-a-time value, or ``None``:
     ``("home", …)`` for where someone lives or moved to, ``("work", …)`` where they work (said in
-    Chinese), ``("favourite:<kind>", …)``."""
+    Chinese), ``("manager", …)`` whom they report to, ``("favourite:<kind>", …)``."""
     if PAST.search(text):
         return None
     text = text.replace("_", " ")  # a triplet's relation: "user lives_in Qingdao"
     found = home(text, moved=True) or home(text, moved=False)
     if found is not None:
         return None if _NOT_PERSON.search(found[0]) else ("home", _person(found[0]), found[1])
+    boss = manager(text)
+    if boss is not None:
+        return None if _NOT_PERSON.search(boss[0]) else ("manager", _person(boss[0]), boss[1])
     works = workplace(text)
     if works is not None:
         return None if _NOT_PERSON.search(works[0]) else ("work", _person(works[0]), works[1])
@@ -122,8 +147,9 @@ def differ(a: str, b: str) -> bool:
         return False
     if sa[0] == "work" and (sa[2][-2:] in sb[2] or sb[2][-2:] in sa[2]):
         return False  # one inside the other: "明湖医院[药剂科]" / "[药剂科]的门诊药房"
-    return (kin(a) == kin(b) and named_people(a) == named_people(b)) or bool(sa[1] & (relatives_named(a) |
-                                                                                     relatives_named(b)))
+    kin_a, kin_b = (kin(a), kin(b)) if sa[0] != "manager" else (kin(a) - {"boss"}, kin(b) - {"boss"})  # 上司 is the slot
+    return (kin_a == kin_b and named_people(a) == named_people(b)) or bool(sa[1] & (relatives_named(a) |
+                                                                                 relatives_named(b)))
 
 
 def same_value(a: str, b: str) -> bool:
