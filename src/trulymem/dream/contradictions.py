@@ -145,7 +145,7 @@ def find_contradictions(live: Sequence[MemoryItem], seqs: list[list[str]], sets:
     #    with an older "Deploy to Heroku", whatever the wording
     _changes(live, add)
     _moves(live, add)
-    single_conflicts(live, add)  # two homes of one person, two favourites of one kind
+    single_conflicts(live, add, owner)  # two homes of one person, two favourites of one kind
     attribute_conflicts(live, owner, add)  # "user phone_model Pixel 8" / "User's phone is an iPhone 13 mini"
     return sorted(found.values(), key=lambda c: (c.a.created_at, c.a.id, c.b.id)), distinct
 

@@ -71,6 +71,42 @@ def manager(text: str) -> tuple[str, str] | None:
     return None
 
 
+# How someone gets to work, one way at a time: "commutes by e-bike", "now takes the metro to work",
+# 用户骑电动车上班, 她改坐地铁去医院了 (not "on rainy days", "sometimes", a denial)
+_MODES = [(re.compile(p, re.IGNORECASE), mode) for p, mode in (
+    (r"\b(?:e-?bikes?|bikes?|biking|bicycles?|cycles|cycling)\b|骑车|自行车|单车|电动车|电瓶车|骑行", "bike"),
+    (r"\b(?:drives|driving|by car)\b|开车|自驾", "car"), (r"\b(?:metro|subway|underground|tube)\b|地铁", "metro"),
+    (r"\b(?:bus|buses)\b|公交|巴士", "bus"), (r"\b(?:walks|walking|on foot)\b|走路|步行", "walk"),
+    (r"\b(?:train|commuter rail)\b|火车|高铁|城铁", "train"), (r"\b(?:tram|streetcar)\b|有轨电车", "tram"),
+    (r"\b(?:taxi|cab)\b|打车|出租车", "taxi"))]
+_TO_WORK = re.compile(r"\bcommut\w*|\bto (?:work|the office|school|campus|the lab|the clinic|the hospital)\b|"
+                      r"\b(?:drives|bikes|cycles|walks) to (?-i:[A-Z])|上班|通勤|去公司|去单位|去医院|去学校|到公司",
+                      re.IGNORECASE)
+_HEDGE = re.compile(r"\b(?:sometimes|occasionally|when it rains|on rainy days|if|unless|in winter|in summer|"
+                    r"not|never|no longer|isn't|doesn't|can't)\b|偶尔|有时|下雨|不再|不|没", re.IGNORECASE)
+
+
+def commute(text: str) -> tuple[str, str] | None:
+    """``(who, mode)`` of how someone gets to work, said in one clause with one way, or ``None``."""
+    clause = re.split(r"[;；。]", text)[0]
+    if not _TO_WORK.search(clause) or _HEDGE.search(clause):
+        return None
+    found = [(m.start(), mode) for pattern, mode in _MODES for m in pattern.finditer(clause)]
+    if len({mode for _, mode in found}) != 1:
+        return None
+    verb = _COMMUTE_VERB.search(clause)
+    at = min([spot for spot, _ in found] + ([verb.start()] if verb else []))
+    who = _ZH_WHEN.sub("", _EN_WHEN.sub("", re.split(r"[,，]", clause[:at])[-1]))  # "[Since the move] she", "[搬家以后]她"
+    return who, found[0][1]
+
+
+_COMMUTE_VERB = re.compile(r"\b(?:now\s+|usually\s+|currently\s+)?(?:commutes|takes|rides|bikes|cycles|drives|walks|"
+                           r"gets)\b|(?:现在|改|每天)?(?:骑|坐|开|乘|搭|打|走)", re.IGNORECASE)
+_ZH_WHEN = re.compile(r"^.*?(?:以后|之后|以来)")
+_EN_WHEN = re.compile(r"^\s*(?:ever\s+)?(?:since|after|before|now that)\s+(?:the\s+|her\s+|his\s+|their\s+)?\w+\s*",
+                      re.IGNORECASE)
+
+
 def home(text: str, *, moved: bool) -> tuple[str, str] | None:
     """``(who, place)`` of a move of home (``moved``) or of where someone lives, or ``None``."""
     for pattern in (_HOME_MOVE_EN, _HOME_MOVE_ZH) if moved else (_LIVES_EN, _LIVES_ZH):
@@ -105,7 +141,8 @@ Single = tuple[str, frozenset[str], str]  # (attribute, person, value)
 def single(text: str) -> Single | None:
     """``(attribute, person, value)`` of a statement of a one-at-a-time value, or ``None``:
     ``("home", …)`` for where someone lives or moved to, ``("work", …)`` where they work (said in
-    Chinese), ``("manager", …)`` whom they report to, ``("favourite:<kind>", …)``."""
+    Chinese), ``("manager", …)`` whom they report to, ``("commute", …)`` how they get to work,
+    ``("favourite:<kind>", …)``."""
     if PAST.search(text):
         return None
     text = text.replace("_", " ")  # a triplet's relation: "user lives_in Qingdao"
@@ -115,6 +152,9 @@ def single(text: str) -> Single | None:
     boss = manager(text)
     if boss is not None:
         return None if _NOT_PERSON.search(boss[0]) else ("manager", _person(boss[0]), boss[1])
+    way = commute(text)
+    if way is not None:
+        return None if _NOT_PERSON.search(way[0]) else ("commute", _person(way[0]), way[1])
     works = workplace(text)
     if works is not None:
         return None if _NOT_PERSON.search(works[0]) else ("work", _person(works[0]), works[1])
@@ -134,15 +174,17 @@ def _person(who: str) -> frozenset[str]:
     return named or frozenset(words(_NOW_ZH.sub("", _WHEN.sub(" ", who)))) - OWNER_WORDS - GENERIC - _PRONOUNS
 
 
-def differ(a: str, b: str) -> bool:
+def differ(a: str, b: str, mine: frozenset[str] = frozenset()) -> bool:
     """Both state one person's one-at-a-time value (where they live, their favourite of
     one kind), in one language, and name two values neither of which the other mentions;
-    across languages, two homes whose names are provably two places (苏州 / Xiamen)."""
+    across languages, two homes whose names are provably two places (苏州 / Xiamen), two ways
+    to work. ``mine``: the user's name as words ("Marcus …" and "He …" are one person)."""
     sa, sb = single(a), single(b)
-    if sa is None or sb is None or sa[:2] != sb[:2]:
+    if sa is None or sb is None or sa[0] != sb[0] or sa[1] - mine != sb[1] - mine:
         return False
-    if cjk(a) != cjk(b):
-        return sa[0] == "home" and same_place(sa[2], sb[2]) is False and kin(a) == kin(b)
+    if cjk(a) != cjk(b):  # a way to work is one key in either language
+        return (sa[0] == "home" and same_place(sa[2], sb[2]) is False or sa[0] == "commute" and sa[2] != sb[2]) \
+            and kin(a) == kin(b)
     if name_key(sa[2]) == name_key(sb[2]) or mentions(a, sb[2]) or mentions(b, sa[2]):
         return False
     if sa[0] == "work" and (sa[2][-2:] in sb[2] or sb[2][-2:] in sa[2]):
@@ -167,18 +209,20 @@ def other_attribute(a: str, b: str) -> bool:
     return sa is not None and sb is not None and sa[0] != sb[0] and cjk(a) == cjk(b)
 
 
-def single_conflicts(live: Sequence[MemoryItem], add: Callable[[MemoryItem, MemoryItem, str], None]) -> None:
+def single_conflicts(live: Sequence[MemoryItem], add: Callable[[MemoryItem, MemoryItem, str], None],
+                     owner: str | None = None) -> None:
     """Every two statements of one person's one-at-a-time value that name two values
     (``differ``), whatever else their wording shares: compared only within their own
     user, block, attribute and person."""
     groups: dict[tuple[str, str, str, frozenset[str]], list[int]] = defaultdict(list)
+    mine = frozenset(words(owner)) if owner else frozenset()
     for i, m in enumerate(live):
         s = single(m.memory)
         if s is not None:
-            groups[(m.user_id, block_of(m), s[0], s[1])].append(i)
+            groups[(m.user_id, block_of(m), s[0], s[1] - mine)].append(i)  # "Marcus …" / "He …": the user
     for idx in groups.values():
         if len(idx) > 50:
             continue  # dozens of values of one attribute: a list (places visited), not one value
         for x, y in combinations(idx, 2):
-            if differ(live[x].memory, live[y].memory):
+            if differ(live[x].memory, live[y].memory, mine):
                 add(live[x], live[y], "")
