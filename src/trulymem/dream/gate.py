@@ -181,7 +181,8 @@ def _labels_apart(a: str, b: str) -> bool:
     if la is None or lb is None or cjk(a) != cjk(b):
         return False
     named = set(words(" ".join(seen(a)[1] & seen(b)[1])))
-    wa, wb = (content(m.group(1)) - named for m in (la, lb))
+    # a letter left of a name's number ("[S]2") is no word of the label
+    wa, wb = ({w for w in content(m.group(1)) - named if len(w) > 1 or cjk(w)} for m in (la, lb))
     return bool(wa) and bool(wb) and not wa & wb
 
 

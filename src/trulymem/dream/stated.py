@@ -30,7 +30,7 @@ MONTH = re.compile(r"\b(?:" + "|".join(m.capitalize() for m in _MONTHS) + r")\b"
 # A word with a capital inside ("MariaDB", "CockroachDB") is a name even where a sentence starts.
 _L = r"[^\W\u3400-\u9fff]"  # a letter or digit of a Latin-letter name: "Commons工作" is "Commons" and a Chinese word
 NAME = re.compile(rf"(?<=[\w,;:'’)] )[A-Z](?:{_L}|[.+#-])*|\b[A-Z]{{2,}}(?:{_L}|[.+-])*|\b[A-Za-z]+\d(?:{_L}|\.)*|"
-                   r"(?<![A-Za-z0-9_.])[A-Za-z0-9_]+\.[A-Za-z0-9_]+(?![A-Za-z0-9_])|"
+                   r"(?<![A-Za-z0-9_.])[A-Za-z0-9_]+\.[A-Za-z0-9_]+(?![A-Za-z0-9_])|(?<![\w.])\.[A-Za-z][\w-]*(?:\.[\w-]+)*|"
                    rf"\b[A-Z][a-z]+[A-Z](?:{_L}|[.+#-])*|\b[a-z]{{1,4}}[A-Z](?:{_L}|[.+#-])*|"  # iPhone, macOS, eBay
                    rf"\b[a-z]{{2,}}-[a-z]+-\d{{1,2}}[a-z]?\b")  # and regions: eu-north-1
 # Values written as words: number words, languages, weekdays (English and Chinese), one canonical key each.
