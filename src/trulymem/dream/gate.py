@@ -154,7 +154,26 @@ def apart(a: str, b: str) -> str | None:
         return "a rule and another statement about something else"  # they share no more than a verb
     if _labels_apart(a, b):
         return "two labelled attributes"
+    if _ordinals_apart(a, b):
+        return "two places in an order"
     return None
+
+
+_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+(?:[\w-]+\s+)?\w|"
+                      r"第([一二三四五六七八九十\d]+)(?:个|位|把|名)?\w", re.IGNORECASE)
+_ORDER = {"1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth", "5th": "fifth"}
+
+
+def _ordinals_apart(a: str, b: str) -> bool:
+    """Two places in one order ("the quartet's [first] violinist" / "… [second] violinist",
+    第一小提琴 / 第二小提琴): two roles, each with its own holder; not the same place said twice."""
+    oa, ob = _ordinals(a), _ordinals(b)
+    return bool(oa) and bool(ob) and not oa & ob and cjk(a) == cjk(b)
+
+
+def _ordinals(text: str) -> frozenset[str]:
+    return frozenset(_ORDER.get(m.group(1).casefold(), m.group(1).casefold()) if m.group(1) else m.group(2)
+                     for m in _ORDINAL.finditer(text))
 
 
 def _whom_one_reports_to(a: str, b: str) -> bool:

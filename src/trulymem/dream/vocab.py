@@ -66,7 +66,8 @@ IDENT = re.compile(r"https?://\S+|\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z]\w*\b|\b\w+
 PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-zA-Z]+")
 
 # how a date is said to hold ("falls on", "takes place on"): no word of what happens
-WHEN_VERBS = frozenset(words("fall falls fell happen happens land lands take takes place occur occurs due"))
+WHEN_VERBS = frozenset(words("fall falls fell happen happens land lands take takes place occur occurs due "
+                             "start starts begin begins"))
 
 # a bound on an amount: "limits coffee to 2 cups", "maximum upload size", 上限
 LIMIT = re.compile(r"\b(?:limit(?:s|ed)?\s+(?:\w+\s+){0,3}to|limit (?:is|of)|capped|cap (?:is|of)|at most|no more than|"
