@@ -24,7 +24,7 @@ from trulymem.dream.polarity import (
     polarity_only,
 )
 from trulymem.dream.roles import other_holder
-from trulymem.dream.similarity import cjk, common_ends, words
+from trulymem.dream.similarity import cjk, common_ends, without_negation, words
 from trulymem.dream.stated import (
     LATIN_IN_CJK,
     MONTH,
@@ -154,9 +154,24 @@ def _by_negation(a: str, b: str, one_language: bool) -> Judged | None:
             # the negation may well govern what they share ("不允许mock数据库" / "同意mock数据库"),
             # or cannot be read across languages: never one memory
             return "ambiguous"
+    if opposite(a, b) and one_language and _allowed_elsewhere(a, b):
+        return "distinct"  # "is allowed out on the balcony" / "is not allowed on the sofa": two places
     if opposite(a, b) and (not one_language or shared_content(a, b)):
         return "contradiction"  # "deploys happen automatically" / "需要手动触发部署"
     return None
+
+
+def _allowed_elsewhere(a: str, b: str) -> bool:
+    """A permission and a prohibition in English, each of something the other does not name."""
+    if cjk(a) or not (_PERMITTED.search(a) and _PERMITTED.search(b)):
+        return False
+    wa, wb = _frame_words(a), _frame_words(b)
+    own_a, own_b = (set(without_negation(list(w - other))) - _PERMISSION_WORDS for w, other in ((wa, wb), (wb, wa)))
+    return bool(own_a) and bool(own_b)
+
+
+_PERMITTED = re.compile(r"\b(?:allowed|permitted)\b", re.IGNORECASE)
+_PERMISSION_WORDS = frozenset(words("allowed permitted out"))
 
 
 # a name at the start: before a possessive or an auxiliary ("Ada no longer …", "Kofi's …"), or in Chinese text
