@@ -98,6 +98,8 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
     pairs = set(zip(mx, mx[1:])) & set(zip(my, my[1:]))
     shared = {t for t in (set(mx) & set(my)) - _ADVERBS - OWNER_WORDS if len(t) > 1}
     shared |= {t for pair in pairs for t in pair if CJK_CHAR.match(t)}
+    # a character right before each side's number ends a label, not a value ("更衣柜[号]208" / "工[号]20417")
+    shared |= {t for t in set(mx) & set(my) if CJK_CHAR.match(t) and _before_number(mx, t) and _before_number(my, t)}
     # a number or month both name ("July" in "July 14" / "July 4") is part of the value, not a word
     # between; a name both say is ("报表 [DAG 的 SLA] 是 4 小时" / "采集 …")
     common = set(words(" ".join(seen(a)[1] & seen(b)[1])))
@@ -116,6 +118,10 @@ def _two_places(a: str, b: str, *, small: int | None = None) -> bool:
             any(place(t) for t in seq[inside[-1] + 1:]) and \
             (small is None or sum(t not in shared for t in seq) <= small)
     return between(mx) and between(my)
+
+
+def _before_number(seq: tuple[str, ...], token: str) -> bool:
+    return any(t == token and nxt.isdigit() for t, nxt in zip(seq, seq[1:]))
 
 
 # how a change or a correction is told, around the value it changes: no second place where two memories differ
