@@ -127,6 +127,11 @@ def test_entity_and_batch_deletes(client: Any) -> None:
         with pytest.raises(error_class(), match=field.replace(".", r"\.")):
             c.batch_delete(bad)
     assert alive(c) == EVERYTHING  # all or none
+    # a name with no memories here (a typo, or a run already deleted) is refused, never "deleted"
+    for unknown in ({"user_id": "alcie"}, {"agent_id": "nobody"}, {"run_id": "r9"}, {"app_id": "nowhere"}):
+        with pytest.raises(error_class(), match="has memories here"):
+            c.delete_users(**unknown)
+    assert alive(c) == EVERYTHING
     # a keyless server acts on a memory by id as its own user, whichever user that is
     c.batch_delete([{"memory_id": ids["I drink tea"]}, {"memory_id": ids["Bob drinks tea"]}])
     assert alive(c) == EVERYTHING - {("alice", "I drink tea"), ("bob", "Bob drinks tea")}

@@ -138,6 +138,9 @@ def script(c: Any, me: str, mem0_error: type[Exception]) -> None:
         c.get(bike)
     assert c.delete(tea)["message"]
     assert c.get_all(filters={"user_id": me})["count"] == 1
+    with pytest.raises(mem0_error, match="has memories here"):  # its two memories are gone already
+        c.delete_users(run_id="run-1")
+    c.add("I drink oolong", user_id=me, run_id="run-1", infer=False)
     assert c.delete_users(run_id="run-1")["message"] == "Entity deleted successfully."
     assert c.delete_all(user_id=me)["message"]
     assert c.get_all(filters={"user_id": me})["count"] == 0
@@ -188,7 +191,10 @@ def test_platform_client_with_a_user_key(db_path: Path, mem0_client: Any, mode: 
             with pytest.raises(Mem0Error):
                 call()
         # an agent or run entity is deleted within the key's own user only
-        assert c.delete_users(agent_id="helper")["message"] and c.delete_users(run_id="run-1")["message"]
+        c.add("Alice's helper note", user_id="alice", agent_id="helper", run_id="run-1", infer=False)
+        assert c.delete_users(agent_id="helper")["message"]
+        with pytest.raises(Mem0Error, match="has memories here"):  # alice's run-1 went with her helper note
+            c.delete_users(run_id="run-1")
         assert other.get(secret)["memory"] == "Bob's secret"
         assert other.get_all(filters={"user_id": "bob"})["count"] == 2
         assert {e["name"] for e in other.users()["results"]} == {"bob", "helper", "run-1"}

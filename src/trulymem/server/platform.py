@@ -37,7 +37,7 @@ from typing import Any
 
 from fastapi import APIRouter, Body, FastAPI, Request
 
-from trulymem.errors import InvalidInput, TrulyMemError
+from trulymem.errors import InvalidInput, NotFound, TrulyMemError
 from trulymem.filters import SCOPE_FIELDS, WILDCARD, and_filter, with_run
 from trulymem.limits import LIMITS
 from trulymem.mem0 import ops
@@ -295,13 +295,19 @@ def mount(app: FastAPI, run: RunTool, context: MakeContext, any_user: AnyUser) -
         query(request, set())
         if kind not in ENTITY_KEYS:
             raise InvalidInput(f"must be one of {', '.join(ENTITY_KEYS)}", field="type")
+        # an entity is known by its memories (as in `GET /v1/entities/`): a name with none here is a
+        # typo or someone else's, and answering "deleted" would tell the caller a lie
+        unknown = NotFound(f"no {kind} named {name!r} has memories here", field="name")
         if kind == "user":
-            run(request, "delete_all_memories", {"user_id": name}, None)
+            if not run(request, "delete_all_memories", {"user_id": name}, None).get("deleted"):
+                raise unknown
             return {"message": "Entity deleted successfully."}
         ctx = context(request, None)  # an agent, app or run, in each user this request reaches
         with ctx.store.transaction():
             users = sorted({m.user_id for m in iter_memories(ctx.store, ctx.scope, page_size=500)
                             if getattr(m, ENTITY_KEYS[kind]) == name})
+            if not users:
+                raise unknown
             for user in users:
                 run(request, "delete_all_memories", {"user_id": user, "filters": {ENTITY_KEYS[kind]: name}}, None)
         return {"message": "Entity deleted successfully."}
