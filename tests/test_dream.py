@@ -121,8 +121,11 @@ def test_report_has_the_seed_format(dm: TrulyMem, project: Path) -> None:
     assert "\nConflicts (3):\n" in text
     assert f'  [mem0:{ids["Deploy to ECS"]}] vs [mem0:{ids["Deploy to Vercel"]}] — "Deploy to: ECS vs Vercel" [A/B/skip]' in text
     assert f'  [mem0:{ids["Always use tabs"]}] vs [mem0:{ids["Never use tabs"]}] — "use tabs: Always vs Never" [A/B/skip]' in text
-    assert re.search(rf'\[mem0:{ids["scratch notes about the login bug"]}\] — session_state, 100d old', text)
-    assert re.search(rf'\[mem0:{ids["maybe something"]}\] — unknown, 100d old', text)
+    # the seed's line, then why it goes: the retention it is past, or its low confidence
+    assert f'[mem0:{ids["scratch notes about the login bug"]}] — session_state, 100d old ' \
+           f'(past the 90d kept for session_state)\n' in text
+    assert re.search(rf'\[mem0:{ids["maybe something"]}\] — unknown, 100d old \(confidence 0\.\d\d, nothing '
+                     r'specific to this project\)', text)
     review = (f'\nReview (1): alike, not provably the same — a person decides\n'
               f'  [mem0:{ids["Release notes are written by hand"]}] ~ '
               f'[mem0:{ids["Release notes are written by hand every sprint"]}] — "Release notes are written by hand" / '

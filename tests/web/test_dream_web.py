@@ -49,6 +49,7 @@ def test_review_choose_apply_reload_undo(served: Served, page: Any, tmp_path: Pa
     pairs = page.locator("#dream-report ol.review").inner_text()
     assert "Use PostgreSQL for auth" in pairs and "Keep meetings brief" in pairs
     assert "Merged would read: “Auth DB is PostgreSQL”" in pairs
+    assert "(past the 90d kept for session_state)" in item(page, "prunes", "flaky CI").inner_text()
 
     item(page, "review", "Use PostgreSQL for auth").get_by_label("Merge them").check()
     item(page, "review", "Keep meetings brief").get_by_label("Keep both (not asked again)").check()

@@ -243,7 +243,7 @@ def _expired(items: Sequence[MemoryItem], retention: Retention, now: datetime) -
         limit = retention.limit(m.type)
         age = max(0, (now - m.created_at).days)
         if not m.pinned and limit is not None and age > limit:
-            out[m.id] = PruneCandidate(m, kind_of(m), age, "retention")
+            out[m.id] = PruneCandidate(m, kind_of(m), age, "retention", limit)
     return out
 
 

@@ -51,6 +51,13 @@ class PruneCandidate:
     type: str
     age_days: int
     reason: Literal["retention", "low_confidence"]
+    retention_days: int | None = None  # the type's limit it is past (reason "retention")
+
+    def why(self) -> str:
+        """Why it goes, for a person reading the report."""
+        if self.reason == "retention":
+            return f"past the {self.retention_days}d kept for {self.type}"
+        return f"confidence {self.item.confidence:.2f}, nothing specific to this project"
 
 
 @dataclass

@@ -34,7 +34,7 @@ def analysis_json(a: Analysis | None) -> dict[str, Any] | None:
                     "similarity": r.similarity, "why": r.why, "merged": r.merge.merged} for r in a.reviews],
         "review_more": a.reviews_more,
         "prunes": [{"id": p.item.id, "text": p.item.memory, "type": p.type, "age_days": p.age_days,
-                    "reason": p.reason} for p in a.prunes],
+                    "reason": p.reason, "retention_days": p.retention_days, "why": p.why()} for p in a.prunes],
     }
 
 

@@ -53,7 +53,7 @@ def report(a: Analysis) -> str:
                   *(f"  {review_line(r)}" for r in a.reviews), *more, ""]
     if a.prunes:
         lines += [f"Prune ({len(a.prunes)}):",
-                  *(f"  [mem0:{p.item.id}] — {p.type}, {p.age_days}d old" for p in a.prunes), ""]
+                  *(f"  [mem0:{p.item.id}] — {p.type}, {p.age_days}d old ({p.why()})" for p in a.prunes), ""]
     return "\n".join(lines)
 
 

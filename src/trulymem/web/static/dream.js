@@ -92,7 +92,7 @@ export class Dream {
           radio(name, "skip", "Skip (keep both)", picked === "skip")));
     });
     const prunes = a.prunes.map((p, i) => h("li", { dataset: { key: p.id } },
-      h("span", {}, `“${p.text}” — ${p.type}, ${p.age_days} days old${p.reason === "low_confidence" ? ", low confidence" : ""}`),
+      h("span", {}, `“${p.text}” — ${p.type}, ${p.age_days} days old (${p.why})`),
       skipBox(`prune-skip-${i}`, "Skip this prune")));
     this.root.replaceChildren(
       h("p", { role: "status" }, `${a.memories} memories: ${plural(a.merges.length, "merge")}, ${plural(review.length, "pair")} to review, `
