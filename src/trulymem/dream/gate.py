@@ -16,7 +16,7 @@ from trulymem.dream.amounts import roughly_equal, value_sequence, without_number
 from trulymem.dream.changes import moved_to, retires
 from trulymem.dream.judge import Judged, _told_change, days_apart
 from trulymem.dream.kinship import kin_differs, people_differ
-from trulymem.dream.polarity import denies, opposite
+from trulymem.dream.polarity import denies, opposite, plain_denial
 from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ, single
 from trulymem.dream.stated import NUMERIC, bounded, same_numbers, seen, value_clash, values
@@ -228,7 +228,10 @@ def gate(a: str, b: str, verdict: Judged, sure: bool = True) -> Gated:
     if verdict == "contradiction":
         if not_a_conflict(a, b):
             return "distinct"
-        return "review" if _values_agree(a, b) or roughly_equal(a, b) or not sure else "contradiction"
+        if _values_agree(a, b) or roughly_equal(a, b):
+            return "review"
+        # from the wider net only a plain denial stands as a conflict: the rest goes to a person
+        return "contradiction" if sure or plain_denial(a, b) else "review"
     return "distinct" if verdict == "distinct" else "review"
 
 

@@ -13,7 +13,12 @@ from trulymem.dream.vocab import CJK, GENERIC, OWNER_WORDS
 _ZH_MODALS = frozenset("要会能想应该可必须得再太")
 
 
-_CLAUSE = re.compile(r"[,;:.!?](?=\s|$)|[，。；：！？、]|\s[-–—]\s")  # not the dot in ".env", "v1.2"
+# not the dot in ".env", "v1.2"; but Western punctuation after a Chinese character ends a clause
+# ("用户其实不会说温州话,只能听懂一点": the negation governs 说温州话 only)
+# words that sharpen a denial without adding to what is denied ("doesn't actually speak Portuguese")
+_HEDGES = frozenset(words("actually really at all any more anymore in fact"))
+_ZH_HEDGE = re.compile(r"其实|实际上|根本|完全|从来|并(?=不|没)")  # as words: their characters mean other things alone
+_CLAUSE = re.compile(r"[,;:.!?](?=\s|$)|(?<=[\u3400-\u9fff])[,;:.!?]|[，。；：！？、]|\s[-–—]\s")
 
 
 # a negation with a condition in its clause ("never … without", "don't … unless", 没有…不能) is a rule
@@ -34,13 +39,13 @@ def _negation_scopes(text: str) -> tuple[tuple[str, ...], ...]:
     for clause in _CLAUSE.split(text):
         if _CONDITION.search(clause):
             continue  # "Never delete data without a backup" requires a backup: it denies no deletion
-        seq = words(clause)
+        seq = words(_ZH_HEDGE.sub("", clause))
         for k, t in enumerate(seq):
             if without_negation([t]):
                 continue
             han = CJK.match(t) is not None  # a Chinese negation governs the rest of its clause
             after = [w for w in without_negation(seq[k + 1:] if han else seq[k + 1:k + 5])
-                     if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS]
+                     if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS and w not in _HEDGES]
             out.append(tuple(after if han else after[:3]))
     return tuple(out)
 
@@ -151,10 +156,30 @@ def permission_denied(a: str, b: str) -> bool:
             if m is None:
                 continue
             after = [w for w in without_negation(words(_UNLESS.split(clause[m.end():])[0]))
-                     if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS][:4]
+                     if w not in GENERIC and w not in OWNER_WORDS and w not in _ZH_MODALS and w not in _HEDGES][:4]
             if len(after) >= 2 and sum(w in said for w in after) * 2 >= len(after):
                 return True
     return False
 
 
 _UNLESS = re.compile(r"\b(?:without|unless|until|except)\b|除非", re.IGNORECASE)
+
+
+
+def plain_denial(a: str, b: str) -> bool:
+    """One says, in one clause, exactly what a clause of the other denies, nothing more on
+    either side but whose it is and hedges ("用户会说温州话" / "用户其实不会说温州话, 只能听懂一点";
+    "She is allergic to shellfish" / "She is not allergic to shellfish at all")."""
+    if negated(a) == negated(b) or conditional(a) or conditional(b):
+        return False
+    neg, said = (a, b) if negated(a) else (b, a)
+    said_clauses = [c for c in _CLAUSE.split(said) if words(c)]
+    if len(said_clauses) != 1:
+        return False
+    skip = OWNER_WORDS | _HEDGES | _PRONOUNS
+    claim = set(words(_ZH_HEDGE.sub("", said_clauses[0]))) - skip
+    return len(claim) >= 2 and any(
+        negated(c) and set(without_negation(words(_ZH_HEDGE.sub("", c)))) - skip == claim for c in _CLAUSE.split(neg))
+
+
+_PRONOUNS = frozenset(words("she he they her his their 她 他"))

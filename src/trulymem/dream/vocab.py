@@ -71,7 +71,7 @@ WHEN_VERBS = frozenset(words("fall falls fell happen happens land lands take tak
 
 # a bound on an amount: "limits coffee to 2 cups", "maximum upload size", 上限
 LIMIT = re.compile(r"\b(?:limit(?:s|ed)?\s+(?:\w+\s+){0,3}to|limit (?:is|of)|capped|cap (?:is|of)|at most|no more than|"
-                   r"not more than|up to|"
+                   r"not more than|(?<!\bis )(?<!\bare )(?<!['’]s )(?<!\bwas )up to|"  # "is up to 11 kg now": has risen to, no bound
                    r"allow(?:s|ed)?\s+(?:up to\s+|at most\s+|only\s+)?(?:\d|one|two|three|four|five|an?\s)|maximum|max|"
                    r"cap(?:s|ped)?\s+(?:\w+\s+){0,3}at)\b|最多|不超过|不能超过|上限|限制在",
                    re.IGNORECASE)
