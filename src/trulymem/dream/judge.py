@@ -51,6 +51,7 @@ from trulymem.dream.wording import (
     _own_content,
     _two_places,
     different_predicates,
+    only_the_subject_shared,
     other_owner,
     other_subjects,
     shared_content,
@@ -104,7 +105,7 @@ def judge(a: str, b: str, frames: FrameSimilarity | None = None, similarity: flo
     if one_language and numbers_spelled_apart(a, b):
         return "duplicate"  # "twelve cousins" / "12 cousins": whether to merge is the gate's to prove
     verdict = _by_change(a, b, one_language) or _by_role(a, b) or _by_single(a, b) or _by_negation(a, b, one_language) or \
-        _by_values(a, b, one_language, frames) or _by_frame(a, b, one_language)
+        _by_subject(a, b) or _by_values(a, b, one_language, frames) or _by_frame(a, b, one_language)
     return verdict or _by_language(a, b, one_language, similarity)
 
 
@@ -127,6 +128,17 @@ def _by_change(a: str, b: str, one_language: bool) -> Judged | None:
     """A change statement retires what the other says ("We ripped out webpack; …" / "The
     frontend is bundled with webpack")."""
     return "contradiction" if retires(a, b) or retires(b, a) else None
+
+
+def _by_subject(a: str, b: str) -> Judged | None:
+    """Two statements that share nothing but the name and name no values that clash are never
+    a conflict by their words alone ("Lin Hao can ski" / "Lin Hao can't swim"), and may be one
+    fact said twice ("Maya plays the cello" / "Maya is a cellist"): a person decides. Where
+    names or measures clash, the frames decide ("Benchy's CI runs on GitHub Actions" / "Benchy
+    CI was moved to GitLab")."""
+    if value_clash(a, b) is not None or not only_the_subject_shared(a, b):
+        return None
+    return "distinct" if seen(a)[2] != seen(b)[2] else "ambiguous"  # a "no" about something else is no restatement
 
 
 def _by_single(a: str, b: str) -> Judged | None:

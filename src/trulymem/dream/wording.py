@@ -212,3 +212,31 @@ def different_predicates(left: list[str], right: list[str]) -> bool:
     lc, rc = [CANON.get(t, t) for t in left], [CANON.get(t, t) for t in right]
     return (left[0] in PREDICATE and lc[0] not in rc) or (right[0] in PREDICATE and rc[0] not in lc)
 
+
+
+# a person or thing named at the start: two capitalised words ("Lin Hao", "Kari Haugland"), or one
+# before a possessive or an auxiliary ("Ingrid is", "Emil's"); never an imperative ("Indent with …")
+_LEAD_NAME = re.compile(r"^\s*((?:[A-Z][\w’'.-]*\s+){2,3}|[A-Z][\w.-]*(?:['’]s\s+|\s+(?=(?:is|was|has|had|does|doesn't|"
+                        r"did|didn't|can|can't|cannot|will|won't|never|always|still|no longer)\b)))")
+_NOT_A_LEAD = frozenset("the this that these those our my her his their user users we i you it there always never "
+                        "please only every each all no not do don't use keep make avoid prefer".split())
+
+
+def only_the_subject_shared(a: str, b: str) -> bool:
+    """Two English statements whose only shared words are the name they open with ("Lin Hao can
+    ski" / "Lin Hao can't swim", "Kari Haugland has a border collie named Birk" / "… works at
+    NVE"): two facts about one person, whatever each names. Not where the attribute is shared
+    ("Ana lives in Porto" / "Ana lives in Lisbon") or said in synonyms (works at / employed by)."""
+    if cjk(a) or cjk(b):
+        return False
+    ma, mb = _LEAD_NAME.match(a), _LEAD_NAME.match(b)
+    if ma is None or mb is None or {w.casefold() for m in (ma, mb) for w in m.group(1).split()[:1]} & _NOT_A_LEAD:
+        return False
+    lead = set(words(ma.group(1))) & set(words(mb.group(1)))
+    if not lead:
+        return False
+    rest_a, rest_b = ({CANON.get(t, t) for t in without_negation(words(t))} - lead - GENERIC - OWNER_WORDS
+                      for t in (a[len(ma.group(1)):], b[len(mb.group(1)):]))
+    # one word, another ending ("smoked" / "a smoker"): shared
+    return bool(rest_a) and bool(rest_b) and not any(
+        x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))) for x in rest_a for y in rest_b)
