@@ -67,7 +67,8 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("2:30 to 3:50 pm", "14:30–15:50"), ("listens on port 8080", "监听 8080 端口"), ("USD 4,500 a month", "$4500/month"),
     ("200 bar", "20000 kPa"), ("2 feet", "24 inches"), ("1.75 m", "175 厘米"), ("on Saturdays and Sundays", "on weekends"),
     ("Monday through Friday: Mon, Tue, Wed, Thu, Fri", "on weekdays"), ("on the 8th of every month", "每月8号"),
-    ("the 21st of each month", "每个月 21 日"), ("rent is due on the 3rd of every month.", "房租每月三号交")])
+    ("the 21st of each month", "每个月 21 日"), ("rent is due on the 3rd of every month.", "房租每月三号交"),
+    ("下午2点45放学", "school is out at 2:45 pm"), ("晚上八点十五开始", "starts at 8:15 pm"), ("早上7点05", "7:05 am")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 
@@ -75,7 +76,8 @@ def test_one_value_written_two_ways(a: str, b: str) -> None:
 @pytest.mark.parametrize(("a", "b"), [
     ("3月5日", "5月3日"), ("March 5", "May 3"), ("02:00", "14:00"), ("2am", "2pm"), ("30天", "14天"),
     ("2 GB", "2 MB"), ("daily", "weekly"), ("每周一", "每周"), ("every morning", "every evening"),
-    ("every other day", "every other week"), ("once a week", "a week")])
+    ("every other day", "every other week"), ("once a week", "a week"), ("下午2点45", "下午2点"),
+    ("早上7点05", "早上7点")])
 def test_two_values_stay_two(a: str, b: str) -> None:
     assert special_values(a)[0] != special_values(b)[0]
 

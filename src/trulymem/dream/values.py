@@ -82,7 +82,9 @@ _NOON = re.compile(r"\b(noon|midday|midnight)\b|(?<=[日号])\s*中午(?!\s*[0-9
 # 点 is o'clock after a part of the day, or before 半 / 钟 / minutes / 开 / 前 …: not in 一点点,
 # 两点建议 (two points) or 三点五 (3.5)
 _ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?\s*([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*[点點时]"
-                      rf"(半|一刻|三刻|整|钟|([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})分)?")
+                      rf"(半|一刻|三刻|整|钟|([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})(分)?)?")
+# after bare minutes, a unit: "3点5公里" is 3.5 km, not a time
+_ZH_UNIT_NEXT = re.compile(r"[公千米个元块斤岁倍万亿%度克秒]|分钟|小时")
 _ZH_TIME_AFTER = re.compile(r"[开到前后以之左起，。,.;；、\s]|$")
 _PM_ZH = {"下午", "傍晚", "晚上", "中午"}
 # right after an amount, or after its currency ("100 kroner a week", "40 dollars an hour"): the currency stays
@@ -400,6 +402,10 @@ def _path(m: re.Match[str]) -> str | None:
 
 def _zh_time(m: re.Match[str]) -> str | None:
     after = m.string[m.end():m.end() + 1]
+    if m.group(4) is not None and m.group(5) is None:  # minutes without 分: "下午2点45", "两点四十五"
+        two = len(m.group(4)) == 2 and m.group(4).isdigit() or "十" in m.group(4)
+        if not two or _ZH_UNIT_NEXT.match(m.string, m.end()):
+            return None  # "三点五" is 3.5, "3点5公里" a distance: no time read, rather than a wrong one
     if m.group(3) is None and (after in "点儿" and after or after in _ZH_NUM and after):
         return None  # 一点点, 一点儿, 三点五 (3.5)
     if m.group(1) is None and m.group(3) is None and not _ZH_TIME_AFTER.match(after):
