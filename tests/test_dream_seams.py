@@ -77,7 +77,7 @@ def test_one_value_written_two_ways(a: str, b: str) -> None:
     ("3月5日", "5月3日"), ("March 5", "May 3"), ("02:00", "14:00"), ("2am", "2pm"), ("30天", "14天"),
     ("2 GB", "2 MB"), ("daily", "weekly"), ("每周一", "每周"), ("every morning", "every evening"),
     ("every other day", "every other week"), ("once a week", "a week"), ("下午2点45", "下午2点"),
-    ("早上7点05", "早上7点")])
+    ("早上7点05", "早上7点"), ("下午三点过五分", "下午三点"), ("差一刻三点", "三点"), ("between 2 and 4 pm", "4 pm")])
 def test_two_values_stay_two(a: str, b: str) -> None:
     assert special_values(a)[0] != special_values(b)[0]
 
@@ -183,9 +183,16 @@ def test_what_a_value_is_not(text: str, not_read: str) -> None:
 
 @pytest.mark.parametrize(("a", "b"), [("USD 4,500", "$4,500"), ("3000 美元", "$3,000"), ("20 欧元", "EUR 20"),
                                       ("花了3000元", "¥3000"), ("年薪 30万", "300000"),
-                                      ("NOK 250", "250 kroner"), ("400 SEK", "400 kronor"), ("月费99克朗", "99 kroner")])
+                                      ("NOK 250", "250 kroner"), ("400 SEK", "400 kronor"), ("月费99克朗", "99 kroner"),
+                                      ("预算3千元", "a budget of 3,000 yuan"), ("1.2M users", "1,200,000 users"),
+                                      ("8B parameters", "8 billion parameters"), ("20 thousand", "20k"), ("1亿", "100000000")])
 def test_one_amount_written_two_ways(a: str, b: str) -> None:
     assert value_sequence(a) == value_sequence(b) != ()
+
+
+@pytest.mark.parametrize(("a", "b"), [("3千", "3"), ("1.2M", "1.2"), ("Room 5 B", "5 billion"), ("3千米", "3000")])
+def test_a_scale_is_never_dropped_nor_guessed(a: str, b: str) -> None:
+    assert value_sequence(a) != value_sequence(b)
 
 
 @pytest.mark.parametrize(("a", "b", "same"), [

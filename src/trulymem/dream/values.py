@@ -82,7 +82,7 @@ _NOON = re.compile(r"\b(noon|midday|midnight)\b|(?<=[日号])\s*中午(?!\s*[0-9
 # 点 is o'clock after a part of the day, or before 半 / 钟 / minutes / 开 / 前 …: not in 一点点,
 # 两点建议 (two points) or 三点五 (3.5)
 _ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?\s*([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*[点點时]"
-                      rf"(半|一刻|三刻|整|钟|([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})(分)?)?")
+                      rf"(半|一刻|三刻|整|钟|过?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})(分)?)?")
 # after bare minutes, a unit: "3点5公里" is 3.5 km, not a time
 _ZH_UNIT_NEXT = re.compile(r"[公千米个元块斤岁倍万亿%度克秒]|分钟|小时")
 _ZH_TIME_AFTER = re.compile(r"[开到前后以之左起，。,.;；、\s]|$")
@@ -115,7 +115,8 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     (rf"{_AFTER_AMOUNT}\s*(?:an|per|/)\s*(?:hour|hr|h)\b", "f:1h"))]
 
 # a number's scale word: "50k", "1.5 million", "3万"
-_SCALE = {"": 1, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "万": 1e4}
+_SCALE = {"": 1, "k": 1e3, "thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "万": 1e4,
+          "千": 1e3, "亿": 1e8, "m": 1e6, "b": 1e9}  # "m", "b": "1.2M", "8B" as written, right after the digits
 # counted: "twice a week" = "每周两次" = "一周两次" (f:2/w); "两周一次" = "every two weeks" (f:2w), not Monday (周一)
 _PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y", "hour": "h", "天": "d", "日": "d", "周": "w",
            "星期": "w", "礼拜": "w", "月": "m", "年": "y", "小时": "h"}
@@ -150,11 +151,13 @@ _PORT = re.compile(r"\bports?(?:\s+(?:is|was|of|=|:|number|no\.?))*\s*[:=]?\s*(\
 
 
 # "2:30 to 3:50 pm": the one am/pm is both times' ("11 to 1 pm": the first is before noon)
-_RANGE_MERIDIEM = re.compile(r"(?<![\d.:])(\d{1,2})(:\d{2})?(\s*(?:to|-|–|—|until|till)\s*)(\d{1,2})(:\d{2})?\s*"
+_RANGE_MERIDIEM = re.compile(r"(?<![\d.:])(\d{1,2})(:\d{2})?(\s*(?:to|-|–|—|until|till|and)\s*)(\d{1,2})(:\d{2})?\s*"
                              r"(a\.?m\.?|p\.?m\.?)(?![a-z])", re.IGNORECASE)
 
 
 def _both_halves(m: re.Match[str]) -> str:
+    if m.group(3).strip().casefold() == "and" and not m.string[:m.start()].casefold().endswith("between "):
+        return m.group(0)  # "between 2 and 4 pm" is a range; "at 10 and 2 pm" is left as written
     h1, h2, half = int(m.group(1)), int(m.group(4)), m.group(6)
     first = half if h1 <= h2 or h1 == 12 else ("am" if half.casefold().startswith("p") else "pm")
     return f"{m.group(1)}{m.group(2) or ''}{first}{m.group(3)}{m.group(4)}{m.group(5) or ''}{half}"
@@ -402,6 +405,8 @@ def _path(m: re.Match[str]) -> str | None:
 
 def _zh_time(m: re.Match[str]) -> str | None:
     after = m.string[m.end():m.end() + 1]
+    if after == "差" or re.search(r"差[^点點时]{1,4}$", m.string[:m.start()]):
+        return None  # 差一刻三点, 三点差五分: minutes before the hour, not read rather than read wrong
     if m.group(4) is not None and m.group(5) is None:  # minutes without 分: "下午2点45", "两点四十五"
         two = len(m.group(4)) == 2 and m.group(4).isdigit() or "十" in m.group(4)
         if not two or _ZH_UNIT_NEXT.match(m.string, m.end()):
