@@ -172,8 +172,13 @@ def _ordinals_apart(a: str, b: str) -> bool:
 
 
 def _ordinals(text: str) -> frozenset[str]:
+    """Places in an order, not in time: "the first Monday", 第三周 are when, not who."""
     return frozenset(_ORDER.get(m.group(1).casefold(), m.group(1).casefold()) if m.group(1) else m.group(2)
-                     for m in _ORDINAL.finditer(text))
+                     for m in _ORDINAL.finditer(text) if not _WHEN_NEXT.match(text, m.end(1) if m.group(1) else m.end(2)))
+
+
+_WHEN_NEXT = re.compile(r"\s*(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|day|"
+                        r"year|quarter|half|semester|term)s?\b|个?(?:周|星期|礼拜|月|天|日|年|季度|学期))", re.IGNORECASE)
 
 
 def _whom_one_reports_to(a: str, b: str) -> bool:

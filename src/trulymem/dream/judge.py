@@ -340,7 +340,12 @@ def other_dimensions(clash: Clash) -> bool:
     / "65 V", "checked twice a day" / "between 0 and 4 °C", a final "on 11 June" / matches "on
     Sundays"): two attributes, not two values of one."""
     kinds = [{_family(v) for v in side if not v.isdigit()} for side in clash]  # "between [0] and 4 °C": the range's
-    return all(k and None not in k for k in kinds) and not kinds[0] & kinds[1]
+    if all(k and None not in k for k in kinds) and not kinds[0] & kinds[1]:
+        return True
+    # how many against which weekday ("上新一次" / "第一个周一盘点", "2型" / "每周二"): a bare number may
+    # be part of a date, never of a weekday
+    counts = [all(re.fullmatch(r"n\d+", v) for v in side) for side in clash]
+    return counts[0] != counts[1] and all(counts[k] or kinds[k] <= {"weekday", "often"} for k in (0, 1))
 
 
 def _money_and_count(clash: Clash, a: str, b: str) -> bool:
@@ -377,7 +382,8 @@ def _family(value: str) -> str | None:
     return _FAMILIES.get(head) if ":" in value else None
 
 
-_FAMILIES = {"d": "date", "dm": "date", "m": "date", "y": "date", "t": "time", "pd": "time", "w": "weekday", "f": "often",
+_FAMILIES = {"d": "date", "dm": "date", "m": "date", "y": "date", "t": "time", "pd": "time", "w": "weekday", "wo": "weekday",
+             "wx": "weekday", "f": "often",
              "r": "rate", "port": "port"}
 
 

@@ -246,6 +246,25 @@ _EN_DAY_ABBR = re.compile(r"\b(" + "|".join(sorted(_ABBR_DAYS, key=len, reverse=
 _EN_WEEKDAY = re.compile(r"\b(every\s+)?(" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")(s)?\b\.?",
                          re.IGNORECASE)
 _ZH_WEEKDAY = re.compile(r"(每个?)?(?:周|星期|礼拜)([一二三四五六日天])")
+_DAYS_EN = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
+# "the third Monday" / 第三个周一 is one day of the month, not every Monday; "except Wednesday" is no Wednesday
+_NTH_WEEKDAY = re.compile(rf"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+({_DAYS_EN})\b"
+                          r"|(?:第([一二三四五\d])|(最后一))个?(?:周|星期|礼拜)([一二三四五六日天])", re.IGNORECASE)
+_NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
+        "5th": 5, "last": -1, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "最后一": -1}
+_EXCEPT_DAY = re.compile(rf"\b(?:except|but not|other than|apart from|excluding)\s+(?:on\s+)?({_DAYS_EN})s?\b"
+                         r"|除了?(?:周|星期|礼拜)([一二三四五六日天])", re.IGNORECASE)
+
+
+def _nth_weekday(m: re.Match[str]) -> str:
+    if m.group(2):
+        return f"w:{_WEEKDAYS[m.group(2).casefold()]} wo:{_NTH[m.group(1).casefold()]}"
+    nth = m.group(3) or m.group(4)
+    return f"w:{_ZH_WEEKDAY_N[m.group(5)]} wo:{_NTH.get(nth, int(nth) if nth.isdigit() else 0)}"
+
+
+def _except_day(m: re.Match[str]) -> str:
+    return f"wx:{_WEEKDAYS[m.group(1).casefold()] if m.group(1) else _ZH_WEEKDAY_N[m.group(2)]}"
 _ZH_WEEKDAY_N = {ch: k + 1 for k, ch in enumerate("一二三四五六日")} | {"天": 7}
 
 # --- the reader -------------------------------------------------------------------------
@@ -335,6 +354,8 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_EN_HOUR_WORD, lambda m: _hhmm(_EN_NUMBER[m.group(1).casefold()], 0,
                                         (m.group(2) or "").casefold().replace(".", "") or None))
     take(_ZH_TIME, _zh_time)
+    take(_EXCEPT_DAY, _except_day)
+    take(_NTH_WEEKDAY, _nth_weekday)
     take(_EN_WEEKDAY, lambda m: f"w:{_WEEKDAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else ""))
     take(_EN_DAY_ABBR, lambda m: f"w:{_ABBR_DAYS[m.group(1)]}")
     take(_ZH_WEEKDAY, lambda m: f"w:{_ZH_WEEKDAY_N[m.group(2)]}" + (" f:1w" if m.group(1) else ""))
