@@ -22,7 +22,7 @@ from trulymem.dream.singles import PAST, differ, single
 from trulymem.dream.stated import NUMERIC, bounded, same_numbers, seen, value_clash, values
 from trulymem.dream.values import _EN_NUMBER, maybe_same_date, special_values
 from trulymem.dream.vocab import CANON, CJK, GENERIC, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
-from trulymem.dream.wording import _two_places
+from trulymem.dream.wording import _two_places, only_the_subject_shared
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
 
@@ -247,6 +247,8 @@ def veto_conflict(a: str, b: str) -> Gated | None:
         return "duplicate"
     if apart(a, b) is not None or not_a_conflict(a, b):
         return "distinct"
+    if value_clash(a, b) is None and only_the_subject_shared(a, b):
+        return "distinct"  # "Lin Hao can ski" / "Lin Hao is a smoker": two facts about one person
     return "review" if _values_agree(a, b) or maybe_same_date(a, b) or roughly_equal(a, b) else None
 
 
