@@ -15,7 +15,7 @@ from typing import Literal
 from trulymem.dream.amounts import roughly_equal, value_sequence, without_numbers
 from trulymem.dream.changes import moved_to, retires
 from trulymem.dream.judge import Judged, _told_change, days_apart
-from trulymem.dream.kinship import kin_differs, people_differ
+from trulymem.dream.kinship import KIN, kin, kin_differs, people_differ
 from trulymem.dream.polarity import denies, opposite, plain_denial
 from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ, single
@@ -309,6 +309,10 @@ def _events_en(a: str, b: str) -> bool:
 def _events_zh(a: str, b: str) -> bool:
     """In Chinese a word is two characters ("[滑翔]体检" / "[滑翔]理论考试" share one word); once the thing
     both name is set aside ("数据分析课程的[期末考试]" / "数据分析课程[开课]"), no word of the event is shared."""
+    # the relative both are about is the thing both name (妈妈 / 母亲), and being born is one event (出生 / 生于)
+    shared = {w for w, k in KIN.items() if k in kin(a) & kin(b) and not w.isascii()}
+    a, b = (_BORN_ZH.sub("出生", re.sub("|".join(sorted(shared, key=len, reverse=True)), "", t) if shared else t)
+            for t in (a, b))
     whole = _characters(a), _characters(b)
     rest = _without_common_run(*whole)
     # a Latin name both say is the thing both name, wherever it stands ("[FRIPRO]截止日期" / "用户的[FRIPRO]申请截止日期")
@@ -324,6 +328,7 @@ def _characters(text: str) -> tuple[str, ...]:
     return tuple(words(without_numbers(special_values(text)[1])))
 
 
+_BORN_ZH = re.compile(r"出生于|生于|出生")
 _ZH_WHEN = frozenset("日期 时间 时候 定在 安排 预定 计划".split())  # words for when, not for what happened
 
 

@@ -383,7 +383,7 @@ def _family(value: str) -> str | None:
 
 
 _FAMILIES = {"d": "date", "dm": "date", "m": "date", "y": "date", "t": "time", "pd": "time", "w": "weekday", "wo": "weekday",
-             "wx": "weekday", "f": "often",
+             "wx": "weekday", "dec": "date", "age": "age", "f": "often",
              "r": "rate", "port": "port"}
 
 

@@ -29,7 +29,7 @@ MONTH = re.compile(r"\b(?:" + "|".join(m.capitalize() for m in _MONTHS) + r")\b"
 # Names written in Latin letters: capitalised words after the first, ALL-CAPS, identifiers with digits or dots.
 # A word with a capital inside ("MariaDB", "CockroachDB") is a name even where a sentence starts.
 _L = r"[^\W\u3400-\u9fff]"  # a letter or digit of a Latin-letter name: "Commons工作" is "Commons" and a Chinese word
-NAME = re.compile(rf"(?<=[\w,;:'’)] )[A-Z](?:{_L}|[.+#-])*|\b[A-Z]{{2,}}(?:{_L}|[.+-])*|\b[A-Za-z]+\d(?:{_L}|\.)*|"
+NAME = re.compile(rf"(?<=[\w,;:'’)] )[A-ZÀ-ÖØ-Þ](?:{_L}|[.+#-])*|\b[A-Z]{{2,}}(?:{_L}|[.+-])*|\b[A-Za-z]+\d(?:{_L}|\.)*|"
                    r"(?<![A-Za-z0-9_.])[A-Za-z0-9_]+\.[A-Za-z0-9_]+(?![A-Za-z0-9_])|(?<![\w.])\.[A-Za-z][\w-]*(?:\.[\w-]+)*|"
                    rf"\b[A-Z][a-z]+[A-Z](?:{_L}|[.+#-])*|\b[a-z]{{1,4}}[A-Z](?:{_L}|[.+#-])*|"  # iPhone, macOS, eBay
                    rf"\b[a-z]{{2,}}-[a-z]+-\d{{1,2}}[a-z]?\b")  # and regions: eu-north-1
@@ -58,7 +58,8 @@ def seen(text: str) -> tuple[tuple[str, ...], frozenset[str], bool]:
 
 
 ZH_DIGITS = {ch: k for k, ch in enumerate("零一二三四五六七八九十")} | {"两": 2}
-LATIN_IN_CJK = re.compile(r"(?<![A-Za-z0-9.])[A-Za-z][A-Za-z0-9.+#-]*")
+_LATIN = "A-Za-zÀ-ÖØ-öø-ɏ"  # with diacritics: "Grünerløkka" is one name, not "Gr", "nerl", "kka"
+LATIN_IN_CJK = re.compile(rf"(?<![{_LATIN}0-9.])[{_LATIN}][{_LATIN}0-9.+#-]*")
 
 
 def _small_number(token: str) -> str:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from trulymem.dream.decades import AGE_DECADE_EN, DECADE_EN, DECADE_ZH, YEAR_ZH, age_decade, decade_en, decade_zh
+
 _MONTHS = {m: k + 1 for k, names in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul", "august aug",
     "september sep sept", "october oct", "november nov", "december dec")) for m in names.split()}
@@ -337,6 +339,9 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_PORT, lambda m: f"port:{int(m.group(1) or m.group(2) or m.group(3) or m.group(4))}")
     take(_RATE, _rate)
     take(_NOON, lambda m: "t:00:00" if (m.group(1) or "").casefold() == "midnight" else "t:12:00")
+    take(DECADE_ZH, decade_zh)
+    take(AGE_DECADE_EN, age_decade)
+    take(DECADE_EN, decade_en)
     take(_ISO_DATE, lambda m: date(int(m.group(2)), int(m.group(3)), m.group(1)))
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
     take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
@@ -345,6 +350,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_DAY_OF_MONTH_ZH, lambda m: _day_of_month(m.group(1)))
     take(_ZH_YM, lambda m: f"m:{int(m.group(2)):02d} y:{m.group(1)}" if 1 <= int(m.group(2)) <= 12 else None)
     take(_SLASH_DATE, _slash_date)
+    take(YEAR_ZH, lambda m: f"y:{m.group(1)}")
     take(_TIMES_EN, lambda m: _times(_ONCE.get(m.group(1).casefold()) or _num(m.group(2)), _PERIOD[m.group(3).casefold()]))
     take(_TIMES_ZH, lambda m: _times(_num(m.group(2)), _PERIOD[m.group(1)]))
     take(_EVERY_ZH, _every_zh)
