@@ -69,9 +69,9 @@ PROPER = re.compile(r"(?<=[a-z,;:] )[A-Z][a-zA-Z]+")
 WHEN_VERBS = frozenset(words("fall falls fell happen happens land lands take takes place occur occurs due "
                              "start starts begin begins"))
 
-# a bound on an amount: "limits coffee to 2 cups", "maximum upload size", 上限
+# a bound on an amount: "limits coffee to 2 cups", "maximum upload size", 上限; not "is up to 11 kg now" (has risen to)
 LIMIT = re.compile(r"\b(?:limit(?:s|ed)?\s+(?:\w+\s+){0,3}to|limit (?:is|of)|capped|cap (?:is|of)|at most|no more than|"
-                   r"not more than|(?<!\bis )(?<!\bare )(?<!['’]s )(?<!\bwas )up to|"  # "is up to 11 kg now": has risen to, no bound
+                   r"not more than|(?<!\bis )(?<!\bare )(?<!['’]s )(?<!\bwas )up to|"
                    r"allow(?:s|ed)?\s+(?:up to\s+|at most\s+|only\s+)?(?:\d|one|two|three|four|five|an?\s)|maximum|max|"
                    r"cap(?:s|ped)?\s+(?:\w+\s+){0,3}at)\b|最多|不超过|不能超过|上限|限制在",
                    re.IGNORECASE)
