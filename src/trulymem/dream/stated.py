@@ -114,12 +114,23 @@ def value_clash(a: str, b: str) -> Clash | None:
         return None
     only_a, only_b = rates_to_compare(only_a, vb), rates_to_compare(only_b, va)
     only_a, only_b = only_a - _abbreviations(a, only_a, only_b), only_b - _abbreviations(b, only_b, only_a)
+    only_a, only_b = only_a - _year_of(only_a, vb), only_b - _year_of(only_b, va)
     if only_a and only_b and same_numbers(a, b):  # "twelve" / "12", "50k" / "50,000": one number twice written
         only_a, only_b = {v for v in only_a if not NUMERIC.fullmatch(v)}, {v for v in only_b if not NUMERIC.fullmatch(v)}
     return (frozenset(only_a), frozenset(only_b)) if only_a and only_b else None
 
 
 Clash = tuple[frozenset[str], frozenset[str]]  # the values only each side has
+
+_YEAR = re.compile(r"(?:y:)?(1[89]\d\d|20\d\d)")
+
+
+def _year_of(own: set[str], other: frozenset[str]) -> set[str]:
+    """A year alone on one side where the other gives a day and month but no year ("adopted in
+    2022" / "adoption day is 9 March"): parts of one date, not two values."""
+    if not any(v.startswith("d:") for v in other) or any(v.startswith("y:") for v in other):
+        return set()
+    return {v for v in own if _YEAR.fullmatch(v)}
 
 
 def _abbreviations(text: str, own: set[str], other: set[str]) -> set[str]:
