@@ -87,7 +87,11 @@ _NOT_NAMES = frozenset("the her his their my our this that it she he they user".
 _POSSESSOR = re.compile(r"\b([\w-]+)(?:'s|’s)\s")
 
 
+def possessors(text: str) -> set[str]:
+    """Whose things an English text names ("Emil's phone" → emil, "her sister's bank" → sister)."""
+    return {m.group(1).casefold() for m in _POSSESSOR.finditer(text)}
+
+
 def _owned_by_user(lead: str, owner: str | None) -> bool:
     """No one but the user is named as the attribute's owner ("Emil's phone is …", "her sister's bank")."""
-    names = [m.group(1).casefold() for m in _POSSESSOR.finditer(lead)]
-    return all(n in ("user", "the") or (owner is not None and n == owner.casefold()) for n in names)
+    return all(n in ("user", "the") or (owner is not None and n == owner.casefold()) for n in possessors(lead))

@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from itertools import product
 
+from trulymem.dream.attributes import possessors
 from trulymem.dream.findings import block_of
 from trulymem.dream.glossary import PERSONAL, attributes
 from trulymem.dream.judge import FrameSimilarity, masked
@@ -122,15 +123,13 @@ def _users(text: str, marker: re.Pattern[str], mine: set[str]) -> bool:
     return bool(marker.search(text)) or any(n in text.casefold() for n in mine if n != "user")
 
 
-# another person's attribute ("Emil's phone", 她女儿的…) is told apart by kin(); a possessive
-# name that is not the user's is someone else
-_POSSESSOR = re.compile(r"\b([A-Z][\w-]+)(?:'s|’s)\s")
 # a frame that takes many values at once: allergies, languages spoken, places visited
 _MANY = re.compile(r"\b(?:also|too|allergic|speaks?|visited|owns?|has (?:a|two|three))\b|也|还|过敏|会说|去过|养了",
                    re.IGNORECASE)
 
 
 def _owned_alike(en: str, zh: str, mine: set[str]) -> bool:
-    """No one but the user is named as the owner on either side."""
-    others = {m.group(1).casefold() for m in _POSSESSOR.finditer(en)} - mine
+    """No one but the user is named as the owner on either side: a possessive that is not the
+    user's ("Emil's phone", "her sister's bank") is someone else's; kin() tells 她女儿的… apart."""
+    others = possessors(en) - mine - {"the"}
     return not others and not any(n.casefold() not in mine for n in re.findall(r"([A-Za-z][\w-]+)\s*的", zh))

@@ -344,13 +344,18 @@ def other_dimensions(clash: Clash) -> bool:
         return True
     # how many against which weekday ("上新一次" / "第一个周一盘点", "2型" / "每周二"): a bare number may
     # be part of a date, never of a weekday
-    counts = [all(re.fullmatch(r"n\d+", v) for v in side) for side in clash]
-    if counts[0] != counts[1] and all(counts[k] or kinds[k] <= {"weekday", "often"} for k in (0, 1)):
-        return True
-    # names only against a date or time only ("adopted through Greyhound Rescue" / "adoption day is 9 March")
-    named = [all(_family(v) is None and not NUMERIC.fullmatch(v) for v in side) for side in clash]
-    dated = [bool(k) and k <= {"date", "time", "weekday"} for k in kinds]
-    return (named[0] and dated[1]) or (named[1] and dated[0])
+    for k in (0, 1):  # the cheap test first: one side only days or dates (most clashes are names / names)
+        if kinds[k] and kinds[k] <= _DAYS and all(_COUNT.fullmatch(v) for v in clash[1 - k]):
+            return True
+        # names only against a date or time only ("adopted through Greyhound Rescue" / "adoption day is 9 March")
+        if kinds[k] and kinds[k] <= _WHEN and all(_family(v) is None and not NUMERIC.fullmatch(v) for v in clash[1 - k]):
+            return True
+    return False
+
+
+_COUNT = re.compile(r"n\d+")
+_DAYS = frozenset({"weekday", "often"})
+_WHEN = frozenset({"date", "time", "weekday"})
 
 
 def _money_and_count(clash: Clash, a: str, b: str) -> bool:

@@ -5,6 +5,7 @@ judge, the gate and the contradiction rules."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from trulymem.dream.similarity import cjk, common_ends, without_negation, words
 from trulymem.dream.stated import CJK_CHAR, MONTH, PREDICATE, VALUE_WORDS, ZH_DIGITS, seen
@@ -222,6 +223,7 @@ _NOT_A_LEAD = frozenset("the this that these those our my her his their user use
                         "please only every each all no not do don't use keep make avoid prefer".split())
 
 
+@lru_cache(maxsize=131_072)  # per pair, asked by the judge and the veto
 def only_the_subject_shared(a: str, b: str) -> bool:
     """Two English statements whose only shared words are the name they open with ("Lin Hao can
     ski" / "Lin Hao can't swim", "Kari Haugland has a border collie named Birk" / "… works at
