@@ -51,6 +51,7 @@ from trulymem.dream.wording import (
     _own_content,
     _two_places,
     different_predicates,
+    lead_name,
     only_the_subject_shared,
     other_owner,
     other_subjects,
@@ -136,7 +137,8 @@ def _by_subject(a: str, b: str) -> Judged | None:
     fact said twice ("Maya plays the cello" / "Maya is a cellist"): a person decides. Where
     names or measures clash, the frames decide ("Benchy's CI runs on GitHub Actions" / "Benchy
     CI was moved to GitLab")."""
-    if value_clash(a, b) is not None or not only_the_subject_shared(a, b):
+    if lead_name(a) is None or lead_name(b) is None or value_clash(a, b) is not None or \
+            not only_the_subject_shared(a, b):
         return None
     return "distinct" if seen(a)[2] != seen(b)[2] else "ambiguous"  # a "no" about something else is no restatement
 

@@ -114,7 +114,10 @@ def value_clash(a: str, b: str) -> Clash | None:
         return None
     only_a, only_b = rates_to_compare(only_a, vb), rates_to_compare(only_b, va)
     only_a, only_b = only_a - _abbreviations(a, only_a, only_b), only_b - _abbreviations(b, only_b, only_a)
-    only_a, only_b = only_a - _year_of(only_a, vb), only_b - _year_of(only_b, va)
+    if _day_without_year(vb):
+        only_a -= _year_of(only_a)
+    if _day_without_year(va):
+        only_b -= _year_of(only_b)
     if only_a and only_b and same_numbers(a, b):  # "twelve" / "12", "50k" / "50,000": one number twice written
         only_a, only_b = {v for v in only_a if not NUMERIC.fullmatch(v)}, {v for v in only_b if not NUMERIC.fullmatch(v)}
     return (frozenset(only_a), frozenset(only_b)) if only_a and only_b else None
@@ -125,11 +128,14 @@ Clash = tuple[frozenset[str], frozenset[str]]  # the values only each side has
 _YEAR = re.compile(r"(?:y:)?(1[89]\d\d|20\d\d)")
 
 
-def _year_of(own: set[str], other: frozenset[str]) -> set[str]:
+@lru_cache(maxsize=131_072)  # per memory's values, asked of both sides of every judged pair
+def _day_without_year(vals: frozenset[str]) -> bool:
+    return any(v.startswith("d:") for v in vals) and not any(v.startswith("y:") for v in vals)
+
+
+def _year_of(own: set[str]) -> set[str]:
     """A year alone on one side where the other gives a day and month but no year ("adopted in
     2022" / "adoption day is 9 March"): parts of one date, not two values."""
-    if not any(v.startswith("d:") for v in other) or any(v.startswith("y:") for v in other):
-        return set()
     return {v for v in own if _YEAR.fullmatch(v)}
 
 

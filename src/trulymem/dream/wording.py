@@ -223,22 +223,29 @@ _NOT_A_LEAD = frozenset("the this that these those our my her his their user use
                         "please only every each all no not do don't use keep make avoid prefer".split())
 
 
+@lru_cache(maxsize=131_072)  # per text, asked of both sides of every judged pair
+def lead_name(text: str) -> str | None:
+    """The name an English memory opens with ("Lin Hao can …", "Ingrid's …"), or ``None``."""
+    if cjk(text):
+        return None
+    m = _LEAD_NAME.match(text)
+    return None if m is None or m.group(1).split()[0].casefold() in _NOT_A_LEAD else m.group(1)
+
+
 @lru_cache(maxsize=131_072)  # per pair, asked by the judge and the veto
 def only_the_subject_shared(a: str, b: str) -> bool:
     """Two English statements whose only shared words are the name they open with ("Lin Hao can
     ski" / "Lin Hao can't swim", "Kari Haugland has a border collie named Birk" / "… works at
     NVE"): two facts about one person, whatever each names. Not where the attribute is shared
     ("Ana lives in Porto" / "Ana lives in Lisbon") or said in synonyms (works at / employed by)."""
-    if cjk(a) or cjk(b):
+    la, lb = lead_name(a), lead_name(b)
+    if la is None or lb is None:
         return False
-    ma, mb = _LEAD_NAME.match(a), _LEAD_NAME.match(b)
-    if ma is None or mb is None or {w.casefold() for m in (ma, mb) for w in m.group(1).split()[:1]} & _NOT_A_LEAD:
-        return False
-    lead = set(words(ma.group(1))) & set(words(mb.group(1)))
+    lead = set(words(la)) & set(words(lb))
     if not lead:
         return False
     rest_a, rest_b = ({CANON.get(t, t) for t in without_negation(words(t))} - lead - GENERIC - OWNER_WORDS
-                      for t in (a[len(ma.group(1)):], b[len(mb.group(1)):]))
+                      for t in (a[len(la):], b[len(lb):]))
     # one word, another ending ("smoked" / "a smoker"): shared
     return bool(rest_a) and bool(rest_b) and not any(
         x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))) for x in rest_a for y in rest_b)
