@@ -81,11 +81,15 @@ FIXTURES = [Path(__file__).with_name("dream_fixture.json"),
             # v19 (ninth session): the same persona written apart by another helper, 476 memories, half Chinese;
             # held out (on arrival, mid-session: contradictions P 0.808 / R 0.420, found R 0.561; start code
             # 0.808 / 0.420, found 0.530)
-            Path(__file__).with_name("dream_fixture_v19.json")]
-# v5, v8, v9, v11, v13, v18 and v19 were written for issue 26 by helpers who never saw the code or the other
+            Path(__file__).with_name("dream_fixture_v19.json"),
+            # v20 (tenth session): a Chinese-Canadian orthopaedic nurse in Vancouver, 398 memories, 48% Chinese,
+            # written by a helper who never saw the code; held out (on arrival, with the session's start code
+            # and with its end code alike: contradictions P 0.704 / R 0.380, found R 0.655)
+            Path(__file__).with_name("dream_fixture_v20.json")]
+# v5, v8, v9, v11, v13, v18, v19 and v20 were written for issue 26 by helpers who never saw the code or the other
 # fixtures: only ever reported as figures
 HELD_OUT = {"dream_fixture_v5.json", "dream_fixture_v8.json", "dream_fixture_v9.json", "dream_fixture_v11.json",
-            "dream_fixture_v13.json", "dream_fixture_v18.json", "dream_fixture_v19.json"}
+            "dream_fixture_v13.json", "dream_fixture_v18.json", "dream_fixture_v19.json", "dream_fixture_v20.json"}
 
 
 def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
