@@ -22,7 +22,7 @@ from trulymem.dream.singles import PAST, differ, single
 from trulymem.dream.stated import NUMERIC, bounded, same_numbers, seen, value_clash, values
 from trulymem.dream.values import _EN_NUMBER, maybe_same_date, special_values
 from trulymem.dream.vocab import CANON, CJK, GENERIC, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
-from trulymem.dream.wording import _two_places, only_the_subject_shared
+from trulymem.dream.wording import _two_places, lead_name, only_the_subject_shared, shared_words
 
 Gated = Literal["duplicate", "contradiction", "distinct", "review"]
 
@@ -150,7 +150,8 @@ def apart(a: str, b: str) -> str | None:
     if _adds_up(a, b):
         return "another value of a many-valued thing"
     if cjk(a) == cjk(b) and (negated(a) != negated(b) or opposite(a, b)) and _own_both(a, b) \
-            and (len(content(a) & content(b)) <= 1 or (opposite(a, b) and _names_apart(a, b))):
+            and (len(content(a) & content(b)) <= 1 or _named_and_one_word(a, b)
+                 or (opposite(a, b) and _names_apart(a, b))):
         return "a rule and another statement about something else"  # they share no more than a verb
     if _labels_apart(a, b):
         return "two labelled attributes"
@@ -179,6 +180,18 @@ def _ordinals(text: str) -> frozenset[str]:
 
 _WHEN_NEXT = re.compile(r"\s*(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|day|"
                         r"year|quarter|half|semester|term)s?\b|个?(?:周|星期|礼拜|月|天|日|年|季度|学期))", re.IGNORECASE)
+
+
+def _named_and_one_word(a: str, b: str) -> bool:
+    """Beside the name both open with, one word in common, and each says more of its own
+    ("Marcus never takes sleeping pills" / "Marcus always sleeps with an eye mask"); not one
+    thing said yes and no ("Lin Hao has never smoked" / "Lin Hao is a smoker")."""
+    la, lb = lead_name(a), lead_name(b)
+    if la is None or lb is None:
+        return False
+    ca, cb = (content(t) - set(words(la)) - set(words(lb)) for t in (a, b))
+    shared = shared_words(ca, cb) | shared_words(cb, ca)
+    return len(shared_words(ca, cb)) <= 1 and bool(ca - shared) and bool(cb - shared)
 
 
 def _whom_one_reports_to(a: str, b: str) -> bool:

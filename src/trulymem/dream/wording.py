@@ -5,6 +5,7 @@ judge, the gate and the contradiction rules."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from trulymem.dream.similarity import cjk, common_ends, without_negation, words
@@ -246,6 +247,9 @@ def only_the_subject_shared(a: str, b: str) -> bool:
         return False
     rest_a, rest_b = ({CANON.get(t, t) for t in without_negation(words(t))} - lead - GENERIC - OWNER_WORDS
                       for t in (a[len(la):], b[len(lb):]))
-    # one word, another ending ("smoked" / "a smoker"): shared
-    return bool(rest_a) and bool(rest_b) and not any(
-        x == y or (min(len(x), len(y)) >= 4 and (x.startswith(y) or y.startswith(x))) for x in rest_a for y in rest_b)
+    return bool(rest_a) and bool(rest_b) and not shared_words(rest_a, rest_b)
+
+
+def shared_words(x: AbstractSet[str], y: AbstractSet[str]) -> set[str]:
+    """The words of ``x`` that ``y`` says too, one word with another ending as one ("smoked" / "a smoker")."""
+    return {a for a in x if a in y or any(min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)) for b in y)}
