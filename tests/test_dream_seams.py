@@ -187,12 +187,13 @@ def test_what_a_value_is_not(text: str, not_read: str) -> None:
                                       ("花了3000元", "¥3000"), ("年薪 30万", "300000"),
                                       ("NOK 250", "250 kroner"), ("400 SEK", "400 kronor"), ("月费99克朗", "99 kroner"),
                                       ("预算3千元", "a budget of 3,000 yuan"), ("1.2M users", "1,200,000 users"),
-                                      ("8B parameters", "8 billion parameters"), ("20 thousand", "20k"), ("1亿", "100000000")])
+                                      ("20 thousand", "20k"), ("1亿", "100000000")])
 def test_one_amount_written_two_ways(a: str, b: str) -> None:
     assert value_sequence(a) == value_sequence(b) != ()
 
 
-@pytest.mark.parametrize(("a", "b"), [("3千", "3"), ("1.2M", "1.2"), ("Room 5 B", "5 billion"), ("3千米", "3000")])
+@pytest.mark.parametrize(("a", "b"), [("3千", "3"), ("1.2M", "1.2"), ("Room 5 B", "5 billion"), ("Flat 3B", "3 billion"),
+                                      ("3千米", "3000")])
 def test_a_scale_is_never_dropped_nor_guessed(a: str, b: str) -> None:
     assert value_sequence(a) != value_sequence(b)
 

@@ -190,8 +190,9 @@ def _named_and_one_word(a: str, b: str) -> bool:
     if la is None or lb is None:
         return False
     ca, cb = (content(t) - set(words(la)) - set(words(lb)) for t in (a, b))
-    shared = shared_words(ca, cb) | shared_words(cb, ca)
-    return len(shared_words(ca, cb)) <= 1 and bool(ca - shared) and bool(cb - shared)
+    one = shared_words(ca, cb)
+    shared = one | shared_words(cb, ca)
+    return len(one) <= 1 and bool(ca - shared) and bool(cb - shared)
 
 
 def _whom_one_reports_to(a: str, b: str) -> bool:

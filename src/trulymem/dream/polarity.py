@@ -13,11 +13,11 @@ from trulymem.dream.vocab import CJK, GENERIC, OWNER_WORDS
 _ZH_MODALS = frozenset("要会能想应该可必须得再太")
 
 
-# not the dot in ".env", "v1.2"; but Western punctuation after a Chinese character ends a clause
-# ("用户其实不会说温州话,只能听懂一点": the negation governs 说温州话 only)
 # words that sharpen a denial without adding to what is denied ("doesn't actually speak Portuguese")
 _HEDGES = frozenset(words("actually really at all any more anymore in fact"))
 _ZH_HEDGE = re.compile(r"其实|实际上|根本|完全|从来|并(?=不|没)")  # as words: their characters mean other things alone
+# not the dot in ".env", "v1.2"; but Western punctuation after a Chinese character ends a clause
+# ("用户其实不会说温州话,只能听懂一点": the negation governs 说温州话 only)
 _CLAUSE = re.compile(r"[,;:.!?](?=\s|$)|(?<=[\u3400-\u9fff])[,;:.!?]|[，。；：！？、]|\s[-–—]\s")
 
 
@@ -163,7 +163,6 @@ def permission_denied(a: str, b: str) -> bool:
 
 
 _UNLESS = re.compile(r"\b(?:without|unless|until|except)\b|除非", re.IGNORECASE)
-
 
 
 def plain_denial(a: str, b: str) -> bool:

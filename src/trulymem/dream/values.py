@@ -118,7 +118,7 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
 
 # a number's scale word: "50k", "1.5 million", "3万"
 _SCALE = {"": 1, "k": 1e3, "thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "万": 1e4,
-          "千": 1e3, "亿": 1e8, "m": 1e6, "b": 1e9}  # "m", "b": "1.2M", "8B" as written, right after the digits
+          "千": 1e3, "亿": 1e8, "m": 1e6}  # "m": "1.2M" as written, right after the digits ("Flat 3B" is no billion)
 # counted: "twice a week" = "每周两次" = "一周两次" (f:2/w); "两周一次" = "every two weeks" (f:2w), not Monday (周一)
 _PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y", "hour": "h", "天": "d", "日": "d", "周": "w",
            "星期": "w", "礼拜": "w", "月": "m", "年": "y", "小时": "h"}

@@ -215,7 +215,6 @@ def different_predicates(left: list[str], right: list[str]) -> bool:
     return (left[0] in PREDICATE and lc[0] not in rc) or (right[0] in PREDICATE and rc[0] not in lc)
 
 
-
 # a person or thing named at the start: two capitalised words ("Lin Hao", "Kari Haugland"), or one
 # before a possessive or an auxiliary ("Ingrid is", "Emil's"); never an imperative ("Indent with …")
 _LEAD_NAME = re.compile(r"^\s*((?:[A-Z][\w’'.-]*\s+){2,3}|[A-Z][\w.-]*(?:['’]s\s+|\s+(?=(?:is|was|has|had|does|doesn't|"
