@@ -17,7 +17,7 @@ from itertools import product
 from trulymem.dream.attributes import possessors
 from trulymem.dream.findings import block_of
 from trulymem.dream.glossary import PERSONAL, attributes
-from trulymem.dream.judge import FrameSimilarity, masked
+from trulymem.dream.judge import FrameSimilarity, _one_kind, masked
 from trulymem.dream.kinship import kin
 from trulymem.dream.polarity import opposite
 from trulymem.dream.similarity import cjk, negated
@@ -76,19 +76,9 @@ def one_attribute_two_values(en: str, zh: str, owner: str | None, *, personal: b
 
 
 def _measures_of_one_kind(x: frozenset[str], y: frozenset[str]) -> bool:
-    kinds = {_kind(v) for v in x | y}
-    return len(kinds) == 1 and None not in kinds
-
-
-def _kind(value: str) -> str | None:
-    """A measure's kind ("q:mass", "d", "t", "f", "dm", "w"); a bare number (a locker, a race
-    number) is a kind of its own; ``None`` for a name."""
-    if NUMERIC.fullmatch(value):
-        return "number"
-    if ":" not in value:
-        return None
-    head = value.split(":", 2)
-    return f"q:{head[1]}" if head[0] == "q" else head[0]
+    """Measures of one kind (masses, dates, times …), or bare numbers on both sides (a locker, a
+    race number)."""
+    return _one_kind((x, y)) or all(NUMERIC.fullmatch(v) for v in x | y)
 
 
 def _one_name_each(en: str, side_en: frozenset[str], zh: str, side_zh: frozenset[str]) -> bool:

@@ -16,7 +16,7 @@ _CENTURY = {"上世纪": 1900, "上个世纪": 1900, "二十世纪": 1900, "20�
             "二十一世纪": 2000, "21世纪": 2000}
 
 
-def _tens(written: str) -> int | None:
+def _tens(written: str) -> int:
     if written.isdigit():
         return int(written)
     head = written[:-1]  # "二十" -> 20, "十" -> 10
@@ -33,7 +33,7 @@ def decade_en(m: re.Match[str]) -> str | None:
 
 def decade_zh(m: re.Match[str]) -> str | None:
     n = _tens(m.group(2))
-    if n is None or n % 10:
+    if n % 10:
         return None
     if n >= 1000:
         return f"dec:{n}"
