@@ -16,9 +16,10 @@ from trulymem.dream.amounts import value_sequence
 from trulymem.dream.gate import provably_same
 from trulymem.dream.glossary import attributes
 from trulymem.dream.kinship import kin_differs
+from trulymem.dream.numerals import zh_number
 from trulymem.dream.romanize import same_place
 from trulymem.dream.stated import value_clash
-from trulymem.dream.values import special_values, zh_number
+from trulymem.dream.values import special_values
 from trulymem.memories import MEMORY_RELATION, iter_memories
 
 CASES = json.loads((Path(__file__).parent / "fixtures" / "dream_seams.json").read_text(encoding="utf-8"))
@@ -69,7 +70,10 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("Monday through Friday: Mon, Tue, Wed, Thu, Fri", "on weekdays"), ("on the 8th of every month", "每月8号"),
     ("the 21st of each month", "每个月 21 日"), ("rent is due on the 3rd of every month.", "房租每月三号交"),
     ("下午2点45放学", "school is out at 2:45 pm"), ("晚上八点十五开始", "starts at 8:15 pm"), ("早上7点05", "7:05 am"),
-    ("二十世纪二十年代", "the 1920s"), ("上世纪 90 年代", "in the '90s"), ("2019 年", "2019年")])
+    ("二十世纪二十年代", "the 1920s"), ("上世纪 90 年代", "in the '90s"), ("2019 年", "2019年"),
+    ("weighs twenty-nine kilos", "weighs 29 kg"), ("thirty-five years", "35 years"), ("a quarter to eight", "7:45"),
+    ("quarter past eight pm", "20:15"), ("half past seven", "7:30"), ("ten to nine pm", "8:50 pm"),
+    ("every hour and a half", "every 90 minutes"), ("two and a half hours", "2.5 hours")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 
@@ -101,8 +105,14 @@ def test_names_only_one_says_are_two_values(a: str, b: str) -> None:
     assert value_clash(a, b) is not None
 
 
-def test_chinese_numbers_and_times() -> None:
+def test_numbers_in_words_and_times() -> None:
     assert [zh_number(n) for n in ("十二", "二十", "两百五十", "一万五千", "三零五")] == [12, 20, 250, 15000, 305]
+    # a last digit after 百, 千 or 万 counts the next lower unit, as said; after 零 it is a digit
+    assert [zh_number(n) for n in ("四千八", "一万二", "一万二千八", "三百五", "两千零八", "一万零五", "三千万")] == \
+        [4800, 12000, 12800, 350, 2008, 10005, 30_000_000]
+    for idiom in ("千万不要忘记", "万一下雨", "用百度搜"):  # "by all means", "in case", a name: no numbers
+        assert special_values(idiom)[1] == idiom
+    assert "twenty-first" in special_values("the twenty-first of May")[1]  # an ordinal stays a word
     assert special_values("中午12点")[0] == special_values("12:00")[0]
     assert special_values("凌晨12点")[0] == special_values("midnight")[0]
     assert special_values("5月14日中午")[0] == special_values("May 14 at noon")[0]
@@ -178,16 +188,20 @@ def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: st
     ("每月15日交房租", "q:time:1296000"),  # the 15th of each month, not fifteen days
     ("月费99克朗", "q:mass:99"),  # kroner, not grams
     ("bills her clients EUR 95 an hour", "q:time:3600"),  # money by the hour, not an hour long
-    ("her office is on the 4th floor", "dm:4")])  # a floor, not a day of the month
+    ("her office is on the 4th floor", "dm:4"),  # a floor, not a day of the month
+    ("ten to twelve people came", "t:11:50")])  # a count from ten to twelve, not a time
 def test_what_a_value_is_not(text: str, not_read: str) -> None:
     assert not_read not in special_values(text)[0]
 
 
 @pytest.mark.parametrize(("a", "b"), [("USD 4,500", "$4,500"), ("3000 美元", "$3,000"), ("20 欧元", "EUR 20"),
-                                      ("花了3000元", "¥3000"), ("年薪 30万", "300000"),
+                                      ("花了3000元", "¥3000"), ("年薪 30万", "an annual salary of 300000"),
                                       ("NOK 250", "250 kroner"), ("400 SEK", "400 kronor"), ("月费99克朗", "99 kroner"),
                                       ("预算3千元", "a budget of 3,000 yuan"), ("1.2M users", "1,200,000 users"),
-                                      ("20 thousand", "20k"), ("1亿", "100000000")])
+                                      ("20 thousand", "20k"), ("1亿", "100000000"),
+                                      ("one hundred and twenty people", "120 people"), ("a hundred and fifty dollars", "$150"),
+                                      ("two thousand five hundred steps", "2,500 steps"), ("月供一万二千八", "月供12800"),
+                                      ("房租一个月四千八", "房租一个月4800")])
 def test_one_amount_written_two_ways(a: str, b: str) -> None:
     assert value_sequence(a) == value_sequence(b) != ()
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from trulymem.dream.values import _EN_NUMBER, _SCALE, _ZH_NUM, _num, _specials
+from trulymem.dream.numerals import EN_NUMBER, ZH_NUM, en_number, num
+from trulymem.dream.values import _SCALE, _specials
 
 
 @lru_cache(maxsize=65_536)
@@ -20,10 +21,7 @@ def value_sequence(text: str) -> tuple[str, ...]:
     return tuple(key for _, key in sorted([*found, *numbers]))
 
 
-_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
-_ONES = "one|two|three|four|five|six|seven|eight|nine"
-_TENS_N = {w: 20 + 10 * k for k, w in enumerate(_TENS.split("|"))}
-_EN_WORDS = "|".join(sorted((w for w in _EN_NUMBER if len(w) > 2), key=len, reverse=True))
+_EN_WORDS = "|".join(sorted((w for w in EN_NUMBER if len(w) > 2), key=len, reverse=True))
 # a number not read as a date, time or quantity: its sign (not after a digit: "9-5" is a range),
 # currency symbol, digits (thousands separators, decimals), "k" and "%"; a Chinese numeral before a measure word
 _COUNTRIES = "(?:US|Singapore|Hong Kong|Canadian|Australian|New Zealand|Norwegian|Swedish|Danish|Swiss)"
@@ -33,9 +31,8 @@ _PLAIN_NUMBER = re.compile(rf"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹]|\b(?-
                            r"(?:\s?([kK]|thousand|million|billion|mn|bn|万|千(?![米克瓦])|亿|(?<=\d)(?-i:M))(?![a-zA-Z])|\s?(%|percent\b))?"
                            rf"([$€£¥￥₹]|\s?(?-i:{_CODES})\b|\s?(?:{_COUNTRIES}\s+)?(?:dollars?|euros?|yuan|kuai|kroner|kronor|krone|kr|francs?)\b|"
                            r"\s?(?:美元|美金|欧元|英镑|日元|人民币|块钱|块|元|新币|挪威克朗|瑞典克朗|丹麦克朗|克朗|港币|港元|台币|韩元|瑞郎))?"
-                           rf"|([{_ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分])"
-                           rf"|\b((?:(?:{_ONES}|a)\s+hundred(?:\s+(?:and\s+)?(?:{_TENS}|{_EN_WORDS}))?"
-                           rf"|(?:{_TENS}))(?:[- ](?:{_ONES}))?|(?:half\s+)?a\s+dozen|{_EN_WORDS})\b", re.IGNORECASE)
+                           rf"|([{ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分])"
+                           rf"|\b((?:half\s+)?a\s+dozen|{_EN_WORDS})\b", re.IGNORECASE)  # larger ones: digits by now
 
 
 def without_numbers(text: str) -> str:
@@ -61,15 +58,12 @@ CURRENCY_WORDS = frozenset(_CURRENCY)  # as written after an amount: dollars, kr
 
 def _signed(m: re.Match[str]) -> str:
     if m.group(7):
-        return f"n:{_num(m.group(7))}"
+        return f"n:{num(m.group(7))}"
     if m.group(8):
-        total = 0
         spoken = m.group(8).casefold()
         if spoken.endswith("dozen"):
             return "n:6" if spoken.startswith("half") else "n:12"
-        for w in re.split(r"[-\s]+", spoken):
-            total = max(total, 1) * 100 if w == "hundred" else total + _EN_NUMBER.get(w, _TENS_N.get(w, 0))
-        return f"n:{total}"
+        return f"n:{en_number(spoken)}"
     n = float(m.group(3).replace(",", "")) * _SCALE[(m.group(4) or "").casefold()]
     written = " ".join((m.group(2) or m.group(6) or "").split())
     money = (_CURRENCY.get(written.casefold(), written)).replace("￥", "¥")

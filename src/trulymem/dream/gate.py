@@ -16,11 +16,12 @@ from trulymem.dream.amounts import roughly_equal, value_sequence, without_number
 from trulymem.dream.changes import moved_to, retires
 from trulymem.dream.judge import Judged, _told_change, days_apart
 from trulymem.dream.kinship import KIN, kin, kin_differs, people_differ
+from trulymem.dream.numerals import EN_NUMBER
 from trulymem.dream.polarity import denies, opposite, plain_denial
 from trulymem.dream.similarity import cjk, negated, without_negation, words
 from trulymem.dream.singles import PAST, differ, single
 from trulymem.dream.stated import NUMERIC, bounded, same_numbers, seen, value_clash, values
-from trulymem.dream.values import _EN_NUMBER, maybe_same_date, special_values
+from trulymem.dream.values import maybe_same_date, special_values
 from trulymem.dream.vocab import CANON, CJK, GENERIC, MULTI_VALUED, OWNER_WORDS, WHEN_VERBS
 from trulymem.dream.wording import _two_places, lead_name, only_the_subject_shared, shared_words
 
@@ -46,7 +47,7 @@ _TURN_WORD = re.compile(r"\b(?:before|after|on|off|up|down|over|under|above|belo
 _TURN_ZH = ("之前", "以前", "之后", "以后", "前", "后", "上", "下", "开", "关", "从", "到", "只", "会", "将", "曾", "已", "还",
             "都", "最", "多", "少", "至少", "至多", "不超过", "以上", "以下", "每", "再", "又", "先", "才")
 _KEYED = re.compile(r"\w+:.*|[nd]\d+|lang-\w+|\d.*")  # normalised values: dates, times, counts, weekdays, languages
-_NUMBER_WORDS = frozenset(_EN_NUMBER) - {"a", "an"}
+_NUMBER_WORDS = frozenset(EN_NUMBER) - {"a", "an"}
 
 
 @lru_cache(maxsize=131_072)

@@ -366,7 +366,15 @@ def _money_and_count(clash: Clash, a: str, b: str) -> bool:
     if not (owned[0] or owned[1]):
         return False
     money = [_all_money(side, numbers) for side, numbers in zip(clash, owned)]
+    # a number told as rent, a salary or a price is money without its currency ("房租一个月4800" / "房租4008元")
+    money = [True if m is False and _MONEY_WORDS.search(t) else m for m, t in zip(money, (a, b))]
     return money[0] != money[1] and None not in money  # "250克，一共12袋" has no amount of money
+
+
+_MONEY_WORDS = re.compile(r"\b(?:rent|salary|salaries|wages?|price|prices|priced|costs?|fees?|mortgage|budget|pays?|paid|"
+                          r"earns?|income|revenue|spends?|spent|charges?|charged)\b|"
+                          r"房租|租金|月租|月薪|年薪|工资|薪水|收入|价格|价钱|售价|月供|房贷|费用|预算|花了|花费|营收|营业额",
+                          re.IGNORECASE)
 
 
 _MONEY = re.compile(r"n:-?[^\d-]+(\d[\d.]*)%?")  # "n:¥69", "n:S$1500": a number said with a currency

@@ -9,8 +9,9 @@ import re
 from functools import lru_cache
 
 from trulymem.dream.amounts import CURRENCY_CODES, value_sequence, without_numbers
+from trulymem.dream.numerals import zh_number
 from trulymem.dream.similarity import ABBREVIATIONS, cjk, negated, words
-from trulymem.dream.values import rates_to_compare, special_values, zh_number
+from trulymem.dream.values import rates_to_compare, special_values
 from trulymem.dream.vocab import CANON, LIMIT, MULTI_VALUED, MULTI_VALUED_PHRASES
 
 CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -118,7 +119,7 @@ def value_clash(a: str, b: str) -> Clash | None:
         only_a -= _year_of(only_a)
     if _day_without_year(va):
         only_b -= _year_of(only_b)
-    if only_a and only_b and same_numbers(a, b):  # "twelve" / "12", "50k" / "50,000": one number twice written
+    if only_a and only_b and same_numbers(a, b, currency=False):  # "twelve" / "12", "50k" / "50,000": one number
         only_a, only_b = {v for v in only_a if not NUMERIC.fullmatch(v)}, {v for v in only_b if not NUMERIC.fullmatch(v)}
     return (frozenset(only_a), frozenset(only_b)) if only_a and only_b else None
 
@@ -160,9 +161,17 @@ def numbers_spelled_apart(a: str, b: str) -> bool:
 NUMERIC = re.compile(r"n?\d[\d.,:]*(?:%|k|m|gb|mb|ms|s|h|d)?", re.IGNORECASE)
 
 
-def same_numbers(a: str, b: str) -> bool:
+def same_numbers(a: str, b: str, *, currency: bool = True) -> bool:
+    """The same numbers, however written. ``currency=False``: a currency only one side names
+    is the other's too ("月供12800" / "每月还 12,800 元"), never a clash (but not proof of one
+    fact either)."""
     na, nb = (sorted(v for v in value_sequence(t) if v.startswith("n:")) for t in (a, b))
+    if not currency and na != nb and not (any(map(_MONEY.match, na)) and any(map(_MONEY.match, nb))):
+        na, nb = sorted(_MONEY.sub("n:", v) for v in na), sorted(_MONEY.sub("n:", v) for v in nb)
     return bool(na) and na == nb
+
+
+_MONEY = re.compile(r"^n:-?(?:[A-Z]{1,3}\$|[$€£¥₹₩]|kr|CHF)")
 
 
 _JOINED = re.compile(r"[\s-]+")

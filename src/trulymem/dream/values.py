@@ -15,6 +15,7 @@ import re
 from functools import lru_cache
 
 from trulymem.dream.decades import AGE_DECADE_EN, DECADE_EN, DECADE_ZH, YEAR_ZH, age_decade, decade_en, decade_zh
+from trulymem.dream.numerals import EN_NUMBER, ZH_NUM, num, spelled_as_digits, zh_number
 
 _MONTHS = {m: k + 1 for k, names in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul", "august aug",
@@ -22,46 +23,14 @@ _MONTHS = {m: k + 1 for k, names in enumerate((
 # capitalised only: "may", "march" and "sat" are words too ("We may deploy", "march 5 miles")
 _MONTH_RE = "(?-i:" + "|".join(sorted((m.capitalize() for m in _MONTHS), key=len, reverse=True)) + ")"
 _ORD = r"(?:st|nd|rd|th)?"
-_ZH_NUM = "零〇一二两三四五六七八九十百千万"
-_ZH_DIGIT = {ch: k for k, ch in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
-_EN_NUMBER = {w: k for k, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-                                                       "ninety": 90, "hundred": 100, "a": 1, "an": 1}
-
-
-def zh_number(s: str) -> int | None:
-    """Chinese numerals up to the ten thousands (and plain digits): 十五 = 15, 两百五十 = 250,
-    一万五千 = 15000, 三零五 = 305 (digit by digit)."""
-    if s.isdigit():
-        return int(s)
-    if not s or any(ch not in _ZH_NUM for ch in s):
-        return None
-    if not any(ch in "十百千万" for ch in s):
-        return int("".join(str(_ZH_DIGIT[ch]) for ch in s))
-    total, section, digit = 0, 0, None
-    for ch in s:
-        if ch in _ZH_DIGIT:
-            digit = _ZH_DIGIT[ch]
-        elif ch == "万":
-            total, section, digit = (section + (digit or 0)) * 10_000, 0, None
-        else:
-            section += (1 if digit is None else digit) * {"十": 10, "百": 100, "千": 1000}[ch]
-            digit = None
-    return total + section + (digit or 0)
-
-
-def _num(s: str) -> int | None:
-    s = s.casefold()
-    return int(s) if s.isdigit() else _EN_NUMBER.get(s) if s in _EN_NUMBER else zh_number(s)
 
 
 # --- dates ------------------------------------------------------------------------------
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _EN_MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
 _EN_DM = re.compile(rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?\s+({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
-_ZH_MD = re.compile(rf"(?:([0-9]{{4}})\s*年\s*)?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*月\s*"
-                    rf"([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*[日号]")
+_ZH_MD = re.compile(rf"(?:([0-9]{{4}})\s*年\s*)?([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*月\s*"
+                    rf"([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[日号]")
 # 14/03 or 03/14: read only where one side cannot be a month (an ambiguous 03/04 is left as numbers)
 _SLASH_DATE = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])")
 _ZH_YM = re.compile(r"([0-9]{4})\s*年\s*([0-9]{1,2})\s*月(?!\s*[0-9一二三四五六七八九十]+\s*[日号])")
@@ -71,20 +40,26 @@ _DAY_OF_MONTH_EN = re.compile(
     r"when|if|instead|now|this|next|each|every)\b))"
     r"|\bthe\s+(\d{1,2})(?:st|nd|rd|th)(?=\s+(?:of\s+(?:each|every|the)\s+month|each\s+month|every\s+month)))",
     re.IGNORECASE)
-_DAY_OF_MONTH_ZH = re.compile(rf"(?:(?<=月)|(?<=月 )|(?<=日是)|(?<=日是 ))([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*[号日](?![元天期])")
+_DAY_OF_MONTH_ZH = re.compile(rf"(?:(?<=月)|(?<=月 )|(?<=日是)|(?<=日是 ))([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[号日](?![元天期])")
 _EN_MONTH = re.compile(rf"\b(?:in|during|since|until|by)\s+({_MONTH_RE})\b", re.IGNORECASE)
 
 # --- times ------------------------------------------------------------------------------
 _CLOCK = re.compile(r"(?<![\d.:])(\d{1,2}):(\d{2})(?::\d{2})?\s*(a\.?m\.?|p\.?m\.?)?(?![\d:])", re.IGNORECASE)
 _AMPM = re.compile(r"(?<![\d.:])(\d{1,2})\s*(a\.?m\.?|p\.?m\.?)(?![a-z])", re.IGNORECASE)
+# "quarter to eight" (07:45), "half past seven", "ten past nine"; bare minutes before "to" only with am / pm
+# or o'clock ("ten to twelve people" is a count)
+_HOURS_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_PAST_TO = re.compile(rf"\b(?:(a\s+quarter|quarter|half)\s+(past|after|to)|"
+                      rf"(five|ten|\d{{1,2}})(?:\s+minutes)?\s+(past|after|to))\s+"
+                      rf"({_HOURS_WORDS}|\d{{1,2}})\b(?:\s*(a\.?m\.?|p\.?m\.?|o'?clock)(?![a-z]))?", re.IGNORECASE)
 _EN_HOUR_WORD = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*"
                            r"(?:(a\.?m\.?|p\.?m\.?)|o'?clock)(?![a-z])", re.IGNORECASE)
 # noon; 中午 after a date ("5月14日中午"), read before the date blanks it; not before its hour (中午12点)
 _NOON = re.compile(r"\b(noon|midday|midnight)\b|(?<=[日号])\s*中午(?!\s*[0-9一二两三四五六七八九十])", re.IGNORECASE)
 # 点 is o'clock after a part of the day, or before 半 / 钟 / minutes / 开 / 前 …: not in 一点点,
 # 两点建议 (two points) or 三点五 (3.5)
-_ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?\s*([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})\s*[点點时]"
-                      rf"(半|一刻|三刻|整|钟|过?([0-9]{{1,2}}|[{_ZH_NUM}]{{1,3}})(分)?)?")
+_ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?\s*([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[点點时]"
+                      rf"(半|一刻|三刻|整|钟|过?([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})(分)?)?")
 # after bare minutes, a unit: "3点5公里" is 3.5 km, not a time
 _ZH_UNIT_NEXT = re.compile(r"[公千米个元块斤岁倍万亿%度克秒]|分钟|小时")
 _ZH_TIME_AFTER = re.compile(r"[开到前后以之左起，。,.;；、\s]|$")
@@ -107,7 +82,9 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     (r"\b(?:weekly|every week|each week|once a week|once per week)\b"
      r"|(?:每周|每星期|每个星期|每礼拜)(?![一二三四五六日天末])", "f:1w"),
     (r"\bon\s+weekdays\b|每个?工作日", "f:wd"), (r"\bon\s+weekends\b|每个?周末", "f:we"),
-    (r"\b(?:monthly|every month|each month|once a month)\b|每月|每个月", "f:1m"),
+    # 月供, 月薪, "房租一个月4800": an amount per month
+    (r"\b(?:monthly|every month|each month|once a month)\b|每月|每个月|月供|月薪|月租|一个月(?=\s*\d)", "f:1m"),
+    (r"年薪|一年(?=\s*\d)", "f:1y"),
     (r"\b(?:yearly|annually|annual|every year|each year|once a year|per year)\b|每年", "f:1y"),
     (r"\b(?:quarterly|every quarter)\b|每季度|每个季度", "f:3m"),
     # an amount per period ("USD 4,500 a month", "$20/month"): how often, not how long
@@ -124,8 +101,8 @@ _PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y", "hour": "h", "天
            "星期": "w", "礼拜": "w", "月": "m", "年": "y", "小时": "h"}
 _TIMES_EN = re.compile(r"\b(once|twice|thrice|one time|(\d+|two|three|four|five|six|seven|eight|nine|ten) times)\s+"
                        r"(?:a|an|per|every|each)\s+(day|week|month|year|hour)\b", re.IGNORECASE)
-_EVERY_ZH = re.compile(rf"(?:每)?(?:([{_ZH_NUM}\d]+|半)个?)?(天|日|周|星期|礼拜|月|年|小时)(?:一|1)次")
-_TIMES_ZH = re.compile(rf"(?:每|一)个?(天|日|周|星期|礼拜|月|年|小时)([{_ZH_NUM}\d]+)次")
+_EVERY_ZH = re.compile(rf"(?:每)?(?:([{ZH_NUM}\d]+|半)个?)?(天|日|周|星期|礼拜|月|年|小时)(?:一|1)次")
+_TIMES_ZH = re.compile(rf"(?:每|一)个?(天|日|周|星期|礼拜|月|年|小时)([{ZH_NUM}\d]+)次")
 
 
 _ONCE = {"once": 1, "one time": 1, "twice": 2, "thrice": 3}
@@ -143,7 +120,7 @@ def _every_zh(m: re.Match[str]) -> str | None:
     period = _PERIOD[m.group(2)]
     if m.group(1) == "半":
         return _times(2, period)
-    n = _num(m.group(1)) if m.group(1) else 1
+    n = num(m.group(1)) if m.group(1) else 1
     return None if n is None or n <= 0 else f"f:{n:g}{period}"
 
 
@@ -209,9 +186,9 @@ _CASED: dict[str, tuple[str, float]] = {"V": ("voltage", 1), "W": ("power", 1), 
 _CASED_FOLDED = {u.casefold() for u in _CASED}
 _UNITS.update(_CASED)
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
-_EN_WORDNUM = "|".join(w for w in _EN_NUMBER if len(w) > 2)
-_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.{_ZH_NUM}点])(?<!\d,)(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|"
-                       rf"{_EN_WORDNUM}|[{_ZH_NUM}]{{1,8}}个?|半个?|一个半)"
+_EN_WORDNUM = "|".join(w for w in EN_NUMBER if len(w) > 2)
+_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.{ZH_NUM}点])(?<!\d,)(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|"
+                       rf"{_EN_WORDNUM}|[{ZH_NUM}]{{1,8}}个?|半个?|一个半)"
                        rf"(?:\s*|-)({_UNIT_RE})(?![a-z]|(?<=克)朗)", re.IGNORECASE)
 # "half an hour", "a quarter of an hour", "a day": an article or fraction before a unit written out
 _FRACTION = {"half a": 0.5, "half an": 0.5, "a quarter of a": 0.25, "a quarter of an": 0.25, "quarter of an": 0.25,
@@ -221,8 +198,8 @@ _ARTICLE_QUANTITY = re.compile(r"\b(half an?|(?:a )?quarter of an?|one and a hal
                                re.IGNORECASE)
 _UNITS.update({"gigabyte": ("bytes", 1024 ** 2), "megabyte": ("bytes", 1024)})
 # "an hour and a half", "two hours and a half", 一刻钟 / 三刻钟 (a quarter / three quarters of an hour)
-_AND_A_HALF = re.compile(rf"\b(an?|one|\d+|{_EN_WORDNUM})\s+(minute|hour|day|week|month|year)s?\s+and\s+a\s+half\b",
-                         re.IGNORECASE)
+_AND_A_HALF = re.compile(rf"\b(an?|one|every|\d+|{_EN_WORDNUM})\s+(minute|hour|day|week|month|year)s?\s+and\s+a\s+half\b"
+                         rf"|\b(\d+|{_EN_WORDNUM})\s+and\s+a\s+half\s+(minute|hour|day|week|month|year)s?\b", re.IGNORECASE)
 _ZH_QUARTERS = re.compile(r"([一三])刻钟")
 # "1h50m", "1 hr 50 min", "2h30"
 _HOURS_MINUTES = re.compile(r"(?<![\w.])(\d{1,3})\s*h(?:rs?|ours?)?\s*(\d{1,2})\s*(?:m(?:in(?:ute)?s?)?)?(?![\w:])",
@@ -308,7 +285,7 @@ def _whole_weeks(keys: frozenset[str]) -> frozenset[str]:
 
 
 # "一天半" is 1.5 days, "两个小时半" 2.5 hours
-_ZH_AND_HALF = re.compile(rf"([{_ZH_NUM}]+|\d+)(天|个?小时|周|个月|年)半")
+_ZH_AND_HALF = re.compile(rf"([{ZH_NUM}]+|\d+)(天|个?小时|周|个月|年)半")
 
 
 def _and_half(m: re.Match[str]) -> str:
@@ -320,7 +297,7 @@ def _and_half(m: re.Match[str]) -> str:
 def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     """``special_values``' keys, each with where its span starts, and the text blanked."""
     found: list[tuple[int, str]] = []
-    out = _ZH_AND_HALF.sub(_and_half, _RANGE_MERIDIEM.sub(_both_halves, text))
+    out = _ZH_AND_HALF.sub(_and_half, _RANGE_MERIDIEM.sub(_both_halves, spelled_as_digits(text)))
 
     def take(pattern: re.Pattern[str], key: object) -> None:
         nonlocal out
@@ -345,19 +322,20 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_ISO_DATE, lambda m: date(int(m.group(2)), int(m.group(3)), m.group(1)))
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
     take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
-    take(_ZH_MD, lambda m: date(_num(m.group(2)), _num(m.group(3)), m.group(1)))
+    take(_ZH_MD, lambda m: date(num(m.group(2)), num(m.group(3)), m.group(1)))
     take(_DAY_OF_MONTH_EN, lambda m: _day_of_month(m.group(1) or m.group(2)))
     take(_DAY_OF_MONTH_ZH, lambda m: _day_of_month(m.group(1)))
     take(_ZH_YM, lambda m: f"m:{int(m.group(2)):02d} y:{m.group(1)}" if 1 <= int(m.group(2)) <= 12 else None)
     take(_SLASH_DATE, _slash_date)
     take(YEAR_ZH, lambda m: f"y:{m.group(1)}")
-    take(_TIMES_EN, lambda m: _times(_ONCE.get(m.group(1).casefold()) or _num(m.group(2)), _PERIOD[m.group(3).casefold()]))
-    take(_TIMES_ZH, lambda m: _times(_num(m.group(2)), _PERIOD[m.group(1)]))
+    take(_TIMES_EN, lambda m: _times(_ONCE.get(m.group(1).casefold()) or num(m.group(2)), _PERIOD[m.group(3).casefold()]))
+    take(_TIMES_ZH, lambda m: _times(num(m.group(2)), _PERIOD[m.group(1)]))
     take(_EVERY_ZH, _every_zh)
     take(_EN_MONTH, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d}")
+    take(_PAST_TO, _past_to)
     take(_CLOCK, lambda m: _hhmm(int(m.group(1)), int(m.group(2)), (m.group(3) or "").casefold().replace(".", "")))
     take(_AMPM, lambda m: _hhmm(int(m.group(1)), 0, m.group(2).casefold().replace(".", "")))
-    take(_EN_HOUR_WORD, lambda m: _hhmm(_EN_NUMBER[m.group(1).casefold()], 0,
+    take(_EN_HOUR_WORD, lambda m: _hhmm(EN_NUMBER[m.group(1).casefold()], 0,
                                         (m.group(2) or "").casefold().replace(".", "") or None))
     take(_ZH_TIME, _zh_time)
     take(_EXCEPT_DAY, _except_day)
@@ -365,9 +343,9 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_EN_WEEKDAY, lambda m: f"w:{_WEEKDAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else ""))
     take(_EN_DAY_ABBR, lambda m: f"w:{_ABBR_DAYS[m.group(1)]}")
     take(_ZH_WEEKDAY, lambda m: f"w:{_ZH_WEEKDAY_N[m.group(2)]}" + (" f:1w" if m.group(1) else ""))
+    take(_AND_A_HALF, _and_a_half)  # "every hour and a half" is every 90 minutes, not hourly
     for pattern, key in _FREQUENCY:
         take(pattern, lambda m, key=key: key)
-    take(_AND_A_HALF, _and_a_half)
     take(_HOURS_MINUTES, lambda m: f"q:time:{int(m.group(1)) * 3600 + int(m.group(2)) * 60}")
     take(_ZH_QUARTERS, lambda m: f"q:time:{900 if m.group(1) == '一' else 2700}")
     take(_ARTICLE_QUANTITY, _quantity)
@@ -377,7 +355,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
 
 def _day_of_month(n: str) -> str | None:
     """A day of every month ("on the 20th", 每月25号), apart from a date (one day of one month)."""
-    day = _num(n)
+    day = num(n)
     return f"dm:{day}" if day is not None and 1 <= day <= 31 else None
 
 
@@ -438,29 +416,47 @@ def _zh_time(m: re.Match[str]) -> str | None:
         two = len(m.group(4)) == 2 and m.group(4).isdigit() or "十" in m.group(4)
         if not two or _ZH_UNIT_NEXT.match(m.string, m.end()):
             return None  # "三点五" is 3.5, "3点5公里" a distance: no time read, rather than a wrong one
-    if m.group(3) is None and (after in "点儿" and after or after in _ZH_NUM and after):
+    if m.group(3) is None and (after in "点儿" and after or after in ZH_NUM and after):
         return None  # 一点点, 一点儿, 三点五 (3.5)
     if m.group(1) is None and m.group(3) is None and not _ZH_TIME_AFTER.match(after):
         return None  # 两点建议: a time only after a part of the day, or before 开 / 前 / 到 …
-    h = _num(m.group(2))
+    h = num(m.group(2))
     rest = m.group(3) or ""
-    minute = 30 if rest == "半" else 15 if rest == "一刻" else 45 if rest == "三刻" else (_num(m.group(4)) or 0) \
+    minute = 30 if rest == "半" else 15 if rest == "一刻" else 45 if rest == "三刻" else (num(m.group(4)) or 0) \
         if m.group(4) else 0
     if h is None or minute is None:
         return None
     return _hhmm(h, minute, m.group(1))
 
 
+def _past_to(m: re.Match[str]) -> str | None:
+    """"quarter to eight" is 07:45; bare minutes before "to" need am / pm or o'clock to be a time."""
+    minutes = {"quarter": 15, "a quarter": 15, "half": 30}.get(" ".join((m.group(1) or "").casefold().split()))
+    if minutes is None:
+        minutes = num(m.group(3)) or 0
+        if m.group(4).casefold() == "to" and not m.group(6) or not 0 < minutes < 60:
+            return None
+    if m.group(1) and m.group(1).casefold() == "half" and m.group(2).casefold() == "to":
+        return None
+    hour = num(m.group(5))
+    before = (m.group(2) or m.group(4)).casefold() == "to"
+    if hour is None or not 1 <= hour <= 12:
+        return None
+    h, minute = (hour - 1, 60 - minutes) if before else (hour, minutes)
+    half = (m.group(6) or "").casefold().replace(".", "")
+    return _hhmm(h, minute, half if half[:1] in "ap" and half else None)
+
+
 def _and_a_half(m: re.Match[str]) -> str | None:
-    n = m.group(1).casefold()
-    amount = 1 if n in ("a", "an") else float(n) if n.isdigit() else _num(n)
-    dim, size = _UNITS[m.group(2).casefold()]
+    n = (m.group(1) or m.group(3)).casefold()
+    amount = 1 if n in ("a", "an", "every") else float(n) if n.isdigit() else num(n)
+    dim, size = _UNITS[(m.group(2) or m.group(4)).casefold()]
     return None if amount is None else f"q:{dim}:{int((amount + 0.5) * size)}"
 
 
 def _quantity(m: re.Match[str]) -> str | None:
     n = m.group(1).casefold().replace(",", "")  # "20,000 m²"
-    amount = float(n) if n[:1].isdigit() else _FRACTION.get(n, _num(n.rstrip("个")))
+    amount = float(n) if n[:1].isdigit() else _FRACTION.get(n, num(n.rstrip("个")))
     written = m.group(2)
     if amount is not None and len(written) == 2 and written[0].isupper() and written[1].islower() \
             and written not in ("Wh", "Hz", "Nm", "Ah"):  # watt-hours, hertz, newton-metres, amp-hours
