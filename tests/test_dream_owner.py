@@ -58,8 +58,15 @@ def test_the_rules_read_the_name_as_the_user(text: str, read: str) -> None:
     assert as_user(item(text), "Priya").memory == read
 
 
-def test_a_restatement_by_name_is_reviewed_in_its_own_words(tmp_path: Path) -> None:
-    texts = PRIYA + ["Priya drinks her coffee black, no sugar.", "The user takes her coffee black with no sugar."]
+@pytest.mark.parametrize("pair", [
+    ("Priya drinks her coffee black, no sugar.", "The user takes her coffee black with no sugar."),
+    # told apart while "Priya" and "the user" read as two people (or a name in two languages): read again
+    ("Priya speaks German.", "Priya 会说德语。"),
+    ("用户每周二和周四晚上去攀岩馆练抱石。", "Priya 每逢周二、周四晚上都会去抱石。"),
+    ("Priya wants at least two reviewers on every pipeline PR.", "Priya 要求每个管道 PR 至少要有 2 位 reviewer。"),
+])
+def test_a_restatement_by_name_is_reviewed_in_its_own_words(tmp_path: Path, pair: tuple[str, str]) -> None:
+    texts = PRIYA + list(pair)
     with TrulyMem(tmp_path / "o.db", user_id="u", app_id="p") as mem:
         mem.commit([{"subject": "user", "relation": MEMORY_RELATION, "object": t, "type": "pref"} for t in texts],
                    supersede=False)

@@ -114,7 +114,9 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
         verdicts = {pair: gate(rest[pair[0]].memory, rest[pair[1]].memory, v, sure=pair not in wide_only)
                     for pair, v in judged.items()}
         flagged = {frozenset((c.a.id, c.b.id)) for c in conflicts}
-        for pair, (s, one) in restated_by_name(rest, df, distinct, cfg, embedder, verdicts.keys(), frames).items():
+        # a pair told apart only while the user's name and "the user" read as two people is read again
+        not_apart = {pair for pair, v in verdicts.items() if v != "distinct"}
+        for pair, (s, one) in restated_by_name(rest, df, distinct, cfg, embedder, not_apart, frames).items():
             if frozenset((rest[pair[0]].id, rest[pair[1]].id)) not in flagged:
                 verdicts[pair], sims[pair] = "review", s  # "Tomás …" / "The user …": a person decides
                 judged[pair] = "duplicate" if one else "ambiguous"
