@@ -73,7 +73,11 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("二十世纪二十年代", "the 1920s"), ("上世纪 90 年代", "in the '90s"), ("2019 年", "2019年"),
     ("weighs twenty-nine kilos", "weighs 29 kg"), ("thirty-five years", "35 years"), ("a quarter to eight", "7:45"),
     ("quarter past eight pm", "20:15"), ("half past seven", "7:30"), ("ten to nine pm", "8:50 pm"),
-    ("every hour and a half", "every 90 minutes"), ("two and a half hours", "2.5 hours")])
+    ("every hour and a half", "every 90 minutes"), ("two and a half hours", "2.5 hours"),
+    ("7 in the morning", "7 am"), ("11 at night", "23:00"), ("seven-thirty", "7:30"), ("at seven 45 pm", "19:45"),
+    ("6.30pm", "18:30"), ("5 o'clock", "05:00"), ("5'10\"", "5 ft 10 in"), ("一米七五", "175 cm"), ("1米8", "180厘米"),
+    ("35 years old", "三十五岁"), ("a 3-year-old", "aged 3"), ("3岁半", "3.5 years old"), ("一个半月", "45天"),
+    ("a fortnight", "two weeks"), ("three quarters of an hour", "45 minutes")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 
@@ -189,7 +193,10 @@ def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: st
     ("月费99克朗", "q:mass:99"),  # kroner, not grams
     ("bills her clients EUR 95 an hour", "q:time:3600"),  # money by the hour, not an hour long
     ("her office is on the 4th floor", "dm:4"),  # a floor, not a day of the month
-    ("ten to twelve people came", "t:11:50")])  # a count from ten to twelve, not a time
+    ("ten to twelve people came", "t:11:50"),  # a count from ten to twelve, not a time
+    ("seven 30-minute sessions", "t:07:30"),  # a count of sessions
+    ("wins 30 pm", "t:18:00"),  # no hour is 30
+    ("turned 35 years ago", "age:35")])  # a time gone by, not an age
 def test_what_a_value_is_not(text: str, not_read: str) -> None:
     assert not_read not in special_values(text)[0]
 
@@ -201,7 +208,8 @@ def test_what_a_value_is_not(text: str, not_read: str) -> None:
                                       ("20 thousand", "20k"), ("1亿", "100000000"),
                                       ("one hundred and twenty people", "120 people"), ("a hundred and fifty dollars", "$150"),
                                       ("two thousand five hundred steps", "2,500 steps"), ("月供一万二千八", "月供12800"),
-                                      ("房租一个月四千八", "房租一个月4800")])
+                                      ("房租一个月四千八", "房租一个月4800"), ("twelve hundred dollars", "$1,200"),
+                                      ("预算1万5", "预算15000"), ("3千5", "3500"), ("1万5千", "15000"), ("1万2000", "12000")])
 def test_one_amount_written_two_ways(a: str, b: str) -> None:
     assert value_sequence(a) == value_sequence(b) != ()
 

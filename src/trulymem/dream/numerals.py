@@ -21,7 +21,7 @@ _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 
 _O, _T, _X = "|".join(_ONES), "|".join(_TEENS), "|".join(_TENS)
 _SMALL = rf"(?:(?:{_X})(?:[- ](?:{_O}))?|{_T}|{_O})"
-_CHUNK = rf"(?:(?:{_O}|a)\s+hundred(?:\s+(?:and\s+)?{_SMALL})?|{_SMALL})"
+_CHUNK = rf"(?:(?:{_SMALL}|a)\s+hundred(?:\s+(?:and\s+)?{_SMALL})?|{_SMALL})"  # "twelve hundred" is 1200
 # not an ordinal ("twenty-first"), nor a word it begins ("tenth", "one-off")
 _END = r"(?![\w'’]|-(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|th)\b)"
 _EN_SPELLED = re.compile(rf"\b(?:(?:{_CHUNK}|a)\s+(?:thousand|million|billion)(?:,?\s+(?:and\s+)?{_CHUNK})?|{_CHUNK}){_END}",
@@ -93,4 +93,20 @@ def spelled_as_digits(text: str) -> str:
     """The text with its spelled numbers above ten (English) and its Chinese numbers with
     百, 千 or 万 written as digits."""
     out = _EN_SPELLED.sub(_en_digits, text) if re.search(r"[A-Za-z]", text) else text
-    return _ZH_BIG.sub(_zh_digits, out) if re.search("[百千万]", out) else out
+    if not re.search("[百千万]", out):
+        return out
+    return _DIGITS_ZH_UNIT.sub(_spoken_digits, _ZH_BIG.sub(_zh_digits, out))
+
+
+# digits with 万 or 千 as said: 1万5 (15000), 1万5千, 3千5 (3500), 1万2000 (12000); not 3千米 (3 km)
+_DIGITS_ZH_UNIT = re.compile(r"(?<![\d.])(\d+)([万千])(\d+)([千百])?(?![\d.米克瓦])")
+
+
+def _spoken_digits(m: re.Match[str]) -> str:
+    n, unit, rest, next_unit = int(m.group(1)), m.group(2), m.group(3), m.group(4)
+    big, lower = (10_000, 1_000) if unit == "万" else (1_000, 100)
+    if next_unit is not None:
+        return m.group(0) if next_unit != ("千" if unit == "万" else "百") else str(n * big + int(rest) * lower)
+    if len(rest) == 1:
+        return str(n * big + int(rest) * lower)
+    return str(n * big + int(rest)) if len(rest) == len(str(big)) - 1 else m.group(0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from trulymem.dream.clock import NOON, TIMES, noon, one_meridiem_each
 from trulymem.dream.decades import AGE_DECADE_EN, DECADE_EN, DECADE_ZH, YEAR_ZH, age_decade, decade_en, decade_zh
 from trulymem.dream.numerals import EN_NUMBER, ZH_NUM, num, spelled_as_digits, zh_number
 
@@ -43,27 +44,6 @@ _DAY_OF_MONTH_EN = re.compile(
 _DAY_OF_MONTH_ZH = re.compile(rf"(?:(?<=月)|(?<=月 )|(?<=日是)|(?<=日是 ))([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[号日](?![元天期])")
 _EN_MONTH = re.compile(rf"\b(?:in|during|since|until|by)\s+({_MONTH_RE})\b", re.IGNORECASE)
 
-# --- times ------------------------------------------------------------------------------
-_CLOCK = re.compile(r"(?<![\d.:])(\d{1,2}):(\d{2})(?::\d{2})?\s*(a\.?m\.?|p\.?m\.?)?(?![\d:])", re.IGNORECASE)
-_AMPM = re.compile(r"(?<![\d.:])(\d{1,2})\s*(a\.?m\.?|p\.?m\.?)(?![a-z])", re.IGNORECASE)
-# "quarter to eight" (07:45), "half past seven", "ten past nine"; bare minutes before "to" only with am / pm
-# or o'clock ("ten to twelve people" is a count)
-_HOURS_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
-_PAST_TO = re.compile(rf"\b(?:(a\s+quarter|quarter|half)\s+(past|after|to)|"
-                      rf"(five|ten|\d{{1,2}})(?:\s+minutes)?\s+(past|after|to))\s+"
-                      rf"({_HOURS_WORDS}|\d{{1,2}})\b(?:\s*(a\.?m\.?|p\.?m\.?|o'?clock)(?![a-z]))?", re.IGNORECASE)
-_EN_HOUR_WORD = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*"
-                           r"(?:(a\.?m\.?|p\.?m\.?)|o'?clock)(?![a-z])", re.IGNORECASE)
-# noon; 中午 after a date ("5月14日中午"), read before the date blanks it; not before its hour (中午12点)
-_NOON = re.compile(r"\b(noon|midday|midnight)\b|(?<=[日号])\s*中午(?!\s*[0-9一二两三四五六七八九十])", re.IGNORECASE)
-# 点 is o'clock after a part of the day, or before 半 / 钟 / minutes / 开 / 前 …: not in 一点点,
-# 两点建议 (two points) or 三点五 (3.5)
-_ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?\s*([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[点點时]"
-                      rf"(半|一刻|三刻|整|钟|过?([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})(分)?)?")
-# after bare minutes, a unit: "3点5公里" is 3.5 km, not a time
-_ZH_UNIT_NEXT = re.compile(r"[公千米个元块斤岁倍万亿%度克秒]|分钟|小时")
-_ZH_TIME_AFTER = re.compile(r"[开到前后以之左起，。,.;；、\s]|$")
-_PM_ZH = {"下午", "傍晚", "晚上", "中午"}
 # right after an amount, or after its currency ("100 kroner a week", "40 dollars an hour"): the currency stays
 # outside the match, for value_sequence to read with the amount
 _AFTER_AMOUNT = "(?:(?<=[\\dkK%])|" + "|".join(
@@ -129,19 +109,6 @@ _PORT = re.compile(r"\bports?(?:\s+(?:is|was|of|=|:|number|no\.?))*\s*[:=]?\s*(\
                    r"端口(?:号)?(?:是|为|改成|改为)?\s*(\d{2,5})(?!\d)|(?<![\w.:/]):(\d{2,5})(?![\d:])", re.IGNORECASE)
 
 
-# "2:30 to 3:50 pm": the one am/pm is both times' ("11 to 1 pm": the first is before noon)
-_RANGE_MERIDIEM = re.compile(r"(?<![\d.:])(\d{1,2})(:\d{2})?(\s*(?:to|-|–|—|until|till|and)\s*)(\d{1,2})(:\d{2})?\s*"
-                             r"(a\.?m\.?|p\.?m\.?)(?![a-z])", re.IGNORECASE)
-
-
-def _both_halves(m: re.Match[str]) -> str:
-    if m.group(3).strip().casefold() == "and" and not m.string[:m.start()].casefold().endswith("between "):
-        return m.group(0)  # "between 2 and 4 pm" is a range; "at 10 and 2 pm" is left as written
-    h1, h2, half = int(m.group(1)), int(m.group(4)), m.group(6)
-    first = half if h1 <= h2 or h1 == 12 else ("am" if half.casefold().startswith("p") else "pm")
-    return f"{m.group(1)}{m.group(2) or ''}{first}{m.group(3)}{m.group(4)}{m.group(5) or ''}{half}"
-
-
 # --- quantities -------------------------------------------------------------------------
 # unit -> (dimension, size in the dimension's base unit)
 _UNITS: dict[str, tuple[str, float]] = {}
@@ -150,8 +117,9 @@ _TABLES: dict[str, dict[str, float]] = {
              "second": 1, "seconds": 1, "秒": 1, "秒钟": 1, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
              "分钟": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600, "小时": 3600,
              "个小时": 3600, "d": 86400, "day": 86400, "days": 86400, "天": 86400, "日": 86400, "week": 604800,
-             "weeks": 604800, "周": 604800, "星期": 604800, "个星期": 604800, "个月": 2592000, "month": 2592000,
-             "months": 2592000, "year": 31536000, "years": 31536000, "年": 31536000},
+             "weeks": 604800, "fortnight": 1209600, "fortnights": 1209600, "周": 604800, "星期": 604800,
+             "个星期": 604800, "个月": 2592000, "month": 2592000, "months": 2592000, "year": 31536000,
+             "years": 31536000, "年": 31536000},
     "bytes": {"kb": 1, "kib": 1, "mb": 1024, "mib": 1024, "gb": 1024 ** 2, "gib": 1024 ** 2, "tb": 1024 ** 3,
               "tib": 1024 ** 3},
     "length": {"mm": 0.001, "毫米": 0.001, "cm": 0.01, "厘米": 0.01, "公分": 0.01,
@@ -192,9 +160,10 @@ _QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.{ZH_NUM}点])(?<!\d,)(\d{{1,3}}(?:,\d{
                        rf"(?:\s*|-)({_UNIT_RE})(?![a-z]|(?<=克)朗)", re.IGNORECASE)
 # "half an hour", "a quarter of an hour", "a day": an article or fraction before a unit written out
 _FRACTION = {"half a": 0.5, "half an": 0.5, "a quarter of a": 0.25, "a quarter of an": 0.25, "quarter of an": 0.25,
-             "quarter of a": 0.25, "an": 1, "a": 1, "one and a half": 1.5, "半": 0.5, "一个半": 1.5, "半个": 0.5}
-_ARTICLE_QUANTITY = re.compile(r"\b(half an?|(?:a )?quarter of an?|one and a half|an?)\s+"
-                               r"(minute|hour|day|week|month|year|kilometer|kilometre|mile|gigabyte|megabyte)s?\b",
+             "quarter of a": 0.25, "three quarters of an": 0.75, "three quarters of a": 0.75, "an": 1, "a": 1,
+             "one and a half": 1.5, "半": 0.5, "一个半": 1.5, "半个": 0.5}
+_ARTICLE_QUANTITY = re.compile(r"\b(half an?|(?:a )?quarter of an?|three quarters of an?|one and a half|an?)\s+"
+                               r"(minute|hour|day|week|fortnight|month|year|kilometer|kilometre|mile|gigabyte|megabyte)s?\b",
                                re.IGNORECASE)
 _UNITS.update({"gigabyte": ("bytes", 1024 ** 2), "megabyte": ("bytes", 1024)})
 # "an hour and a half", "two hours and a half", 一刻钟 / 三刻钟 (a quarter / three quarters of an hour)
@@ -247,18 +216,6 @@ def _except_day(m: re.Match[str]) -> str:
 _ZH_WEEKDAY_N = {ch: k + 1 for k, ch in enumerate("一二三四五六日")} | {"天": 7}
 
 # --- the reader -------------------------------------------------------------------------
-def _hhmm(h: int, m: int, half: str | None) -> str | None:
-    if half in _PM_ZH:
-        h = h + 12 if h < 12 else h  # 下午3点 = 15:00; 中午12点 = 12:00
-    elif half in ("凌晨", "夜里") and h == 12:
-        h = 0
-    elif half and half[:1] in "ap":  # 12am = 00:00, 12pm = 12:00
-        h = h % 12 + (12 if half.startswith("p") else 0)
-    if not (0 <= h <= 24 and 0 <= m < 60):
-        return None
-    return f"t:{h % 24:02d}:{m:02d}"
-
-
 def _blank(text: str, span: tuple[int, int], mark: str) -> str:
     width = span[1] - span[0]
     return text[:span[0]] + (mark.ljust(width) if mark else " " * width) + text[span[1]:]
@@ -285,19 +242,44 @@ def _whole_weeks(keys: frozenset[str]) -> frozenset[str]:
 
 
 # "一天半" is 1.5 days, "两个小时半" 2.5 hours
-_ZH_AND_HALF = re.compile(rf"([{ZH_NUM}]+|\d+)(天|个?小时|周|个月|年)半")
+_ZH_AND_HALF = re.compile(rf"([{ZH_NUM}]+|\d+)(?:(天|个?小时|周|个月|年)半|个半(月|小时|星期))")  # 一个半月: 1.5个月
 
 
 def _and_half(m: re.Match[str]) -> str:
     n = int(m.group(1)) if m.group(1).isdigit() else zh_number(m.group(1))
-    return m.group(0) if n is None else f"{n}.5{m.group(2)}"
+    return m.group(0) if n is None else f"{n}.5{m.group(2) or '个' + m.group(3)}"
+
+
+# an age: "35 years old", "a 20-year-old car", "aged 35", 35岁, 三十五周岁, 3岁半 (not a duration of 35 years)
+_AGE = re.compile(rf"(?<![\d.])(\d{{1,3}}(?:\.5)?)(\s+and\s+a\s+half)?[\s-]*(?:years?|yrs?)[\s-]+old\b|\baged\s+(\d{{1,3}})\b|"
+                  rf"(?<![\d.{ZH_NUM}])(\d{{1,3}}|[零一二两三四五六七八九十]{{1,4}})\s*周?岁(半)?", re.IGNORECASE)
+# a height: 5'10", "5 ft 10 in", "6 foot 2"; 一米七五, 1米75, 一米八 (1.8 m)
+_FEET_INCHES = re.compile(r"(?<![\d.])(\d)\s*(?:ft|feet|foot|['’′])\s*(\d{1,2})(?:\s*(?:inch(?:es)?\b|in\b|[\"”″]))?")
+_ZH_METRES = re.compile(r"(?<![\d.零一二两三四五六七八九十])([12一两])米([0-9]{1,2}|[零一二三四五六七八九]{1,2})"
+                        r"(?![\d零一二三四五六七八九十百千万厘公米])")
+
+
+def _age(m: re.Match[str]) -> str | None:
+    years = num(m.group(1) or m.group(3) or m.group(4)) if "." not in (m.group(1) or "") else float(m.group(1))
+    if years is None:
+        return None
+    years += 0.5 if m.group(2) or m.group(5) else 0
+    return f"age:{years:g}"
+
+
+def _height(m: re.Match[str]) -> str | None:
+    if m.re is _FEET_INCHES:
+        return f"q:length:{round(int(m.group(1)) * 0.3048 + int(m.group(2)) * 0.0254, 6):g}"
+    metres, rest = num(m.group(1)), m.group(2)
+    tenths = rest if rest.isdigit() else "".join(str(num(ch)) for ch in rest)
+    return None if metres is None else f"q:length:{metres + int(tenths) / 10 ** len(tenths):g}"
 
 
 @lru_cache(maxsize=131_072)
 def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     """``special_values``' keys, each with where its span starts, and the text blanked."""
     found: list[tuple[int, str]] = []
-    out = _ZH_AND_HALF.sub(_and_half, _RANGE_MERIDIEM.sub(_both_halves, spelled_as_digits(text)))
+    out = _ZH_AND_HALF.sub(_and_half, one_meridiem_each(spelled_as_digits(text)))
 
     def take(pattern: re.Pattern[str], key: object) -> None:
         nonlocal out
@@ -315,7 +297,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_PATHLIKE, _path)
     take(_PORT, lambda m: f"port:{int(m.group(1) or m.group(2) or m.group(3) or m.group(4))}")
     take(_RATE, _rate)
-    take(_NOON, lambda m: "t:00:00" if (m.group(1) or "").casefold() == "midnight" else "t:12:00")
+    take(NOON, noon)
     take(DECADE_ZH, decade_zh)
     take(AGE_DECADE_EN, age_decade)
     take(DECADE_EN, decade_en)
@@ -332,17 +314,16 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_TIMES_ZH, lambda m: _times(num(m.group(2)), _PERIOD[m.group(1)]))
     take(_EVERY_ZH, _every_zh)
     take(_EN_MONTH, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d}")
-    take(_PAST_TO, _past_to)
-    take(_CLOCK, lambda m: _hhmm(int(m.group(1)), int(m.group(2)), (m.group(3) or "").casefold().replace(".", "")))
-    take(_AMPM, lambda m: _hhmm(int(m.group(1)), 0, m.group(2).casefold().replace(".", "")))
-    take(_EN_HOUR_WORD, lambda m: _hhmm(EN_NUMBER[m.group(1).casefold()], 0,
-                                        (m.group(2) or "").casefold().replace(".", "") or None))
-    take(_ZH_TIME, _zh_time)
+    for pattern, reader in TIMES:
+        take(pattern, reader)
     take(_EXCEPT_DAY, _except_day)
     take(_NTH_WEEKDAY, _nth_weekday)
     take(_EN_WEEKDAY, lambda m: f"w:{_WEEKDAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else ""))
     take(_EN_DAY_ABBR, lambda m: f"w:{_ABBR_DAYS[m.group(1)]}")
     take(_ZH_WEEKDAY, lambda m: f"w:{_ZH_WEEKDAY_N[m.group(2)]}" + (" f:1w" if m.group(1) else ""))
+    take(_AGE, _age)
+    take(_FEET_INCHES, _height)
+    take(_ZH_METRES, _height)
     take(_AND_A_HALF, _and_a_half)  # "every hour and a half" is every 90 minutes, not hourly
     for pattern, key in _FREQUENCY:
         take(pattern, lambda m, key=key: key)
@@ -406,45 +387,6 @@ def _path(m: re.Match[str]) -> str | None:
     if "." not in text and text.count("/") < 2 or text.replace("/", "").isdigit():
         return None
     return "p:" + re.sub(r"^https?://", "", text.casefold()).rstrip("/")
-
-
-def _zh_time(m: re.Match[str]) -> str | None:
-    after = m.string[m.end():m.end() + 1]
-    if after == "差" or re.search(r"差[^点點时]{1,4}$", m.string[:m.start()]):
-        return None  # 差一刻三点, 三点差五分: minutes before the hour, not read rather than read wrong
-    if m.group(4) is not None and m.group(5) is None:  # minutes without 分: "下午2点45", "两点四十五"
-        two = len(m.group(4)) == 2 and m.group(4).isdigit() or "十" in m.group(4)
-        if not two or _ZH_UNIT_NEXT.match(m.string, m.end()):
-            return None  # "三点五" is 3.5, "3点5公里" a distance: no time read, rather than a wrong one
-    if m.group(3) is None and (after in "点儿" and after or after in ZH_NUM and after):
-        return None  # 一点点, 一点儿, 三点五 (3.5)
-    if m.group(1) is None and m.group(3) is None and not _ZH_TIME_AFTER.match(after):
-        return None  # 两点建议: a time only after a part of the day, or before 开 / 前 / 到 …
-    h = num(m.group(2))
-    rest = m.group(3) or ""
-    minute = 30 if rest == "半" else 15 if rest == "一刻" else 45 if rest == "三刻" else (num(m.group(4)) or 0) \
-        if m.group(4) else 0
-    if h is None or minute is None:
-        return None
-    return _hhmm(h, minute, m.group(1))
-
-
-def _past_to(m: re.Match[str]) -> str | None:
-    """"quarter to eight" is 07:45; bare minutes before "to" need am / pm or o'clock to be a time."""
-    minutes = {"quarter": 15, "a quarter": 15, "half": 30}.get(" ".join((m.group(1) or "").casefold().split()))
-    if minutes is None:
-        minutes = num(m.group(3)) or 0
-        if m.group(4).casefold() == "to" and not m.group(6) or not 0 < minutes < 60:
-            return None
-    if m.group(1) and m.group(1).casefold() == "half" and m.group(2).casefold() == "to":
-        return None
-    hour = num(m.group(5))
-    before = (m.group(2) or m.group(4)).casefold() == "to"
-    if hour is None or not 1 <= hour <= 12:
-        return None
-    h, minute = (hour - 1, 60 - minutes) if before else (hour, minutes)
-    half = (m.group(6) or "").casefold().replace(".", "")
-    return _hhmm(h, minute, half if half[:1] in "ap" and half else None)
 
 
 def _and_a_half(m: re.Match[str]) -> str | None:
