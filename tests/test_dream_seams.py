@@ -77,7 +77,11 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("7 in the morning", "7 am"), ("11 at night", "23:00"), ("seven-thirty", "7:30"), ("at seven 45 pm", "19:45"),
     ("6.30pm", "18:30"), ("5 o'clock", "05:00"), ("5'10\"", "5 ft 10 in"), ("一米七五", "175 cm"), ("1米8", "180厘米"),
     ("35 years old", "三十五岁"), ("a 3-year-old", "aged 3"), ("3岁半", "3.5 years old"), ("一个半月", "45天"),
-    ("a fortnight", "two weeks"), ("three quarters of an hour", "45 minutes")])
+    ("a fortnight", "two weeks"), ("three quarters of an hour", "45 minutes"), ("on the fifth of March", "5 March"),
+    ("March thirty-first", "31 March"), ("2024.03.05", "2024-03-05"), ("05.03.2024", "5 March 2024"),
+    ("零下五摄氏度", "-5 °C"), ("零下5度", "-5°C"), ("周一到周五", "on weekdays"), ("Monday through Friday", "on weekdays"),
+    ("每周二、四", "on Tuesdays and Thursdays"), ("周一三五", "Mon, Wed, Fri"), ("每隔一天", "every other day"),
+    ("下午两点到四点", "2 to 4 pm"), ("one and a half years", "18 months"), ("365 days", "one year"), ("半年", "6个月")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 
@@ -116,7 +120,10 @@ def test_numbers_in_words_and_times() -> None:
         [4800, 12000, 12800, 350, 2008, 10005, 30_000_000]
     for idiom in ("千万不要忘记", "万一下雨", "用百度搜"):  # "by all means", "in case", a name: no numbers
         assert special_values(idiom)[1] == idiom
-    assert "twenty-first" in special_values("the twenty-first of May")[1]  # an ordinal stays a word
+    assert "twenty-first" in special_values("her twenty-first birthday")[1]  # an ordinal stays a word …
+    assert special_values("the twenty-first of May")[0] == special_values("May 21")[0]  # … but beside a month, a day
+    assert special_values("周一三点开会")[0] == {"w:1", "t:03:00"}  # Monday at three, not 13:00
+    assert special_values("晚上12点")[0] == special_values("midnight")[0]
     assert special_values("中午12点")[0] == special_values("12:00")[0]
     assert special_values("凌晨12点")[0] == special_values("midnight")[0]
     assert special_values("5月14日中午")[0] == special_values("May 14 at noon")[0]
@@ -209,7 +216,7 @@ def test_what_a_value_is_not(text: str, not_read: str) -> None:
                                       ("one hundred and twenty people", "120 people"), ("a hundred and fifty dollars", "$150"),
                                       ("two thousand five hundred steps", "2,500 steps"), ("月供一万二千八", "月供12800"),
                                       ("房租一个月四千八", "房租一个月4800"), ("twelve hundred dollars", "$1,200"),
-                                      ("预算1万5", "预算15000"), ("3千5", "3500"), ("1万5千", "15000"), ("1万2000", "12000")])
+                                      ("预算1万5", "预算15000"), ("百分之五十", "50%"), ("百分之三点五", "3.5 percent"), ("3千5", "3500"), ("1万5千", "15000"), ("1万2000", "12000")])
 def test_one_amount_written_two_ways(a: str, b: str) -> None:
     assert value_sequence(a) == value_sequence(b) != ()
 

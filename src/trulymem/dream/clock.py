@@ -34,8 +34,8 @@ _EN_HOUR_WORD = re.compile(rf"\b({_HOURS_WORDS})\s*(?:{_MERIDIEM}|o'?clock(?![a-
 # noon; 中午 after a date ("5月14日中午"), read before the date blanks it; not before its hour (中午12点)
 NOON = re.compile(r"\b(noon|midday|midnight)\b|(?<=[日号])\s*中午(?!\s*[0-9一二两三四五六七八九十])", re.IGNORECASE)
 # 点 is o'clock after a part of the day, or before 半 / 钟 / minutes / 开 / 前 …: not in 一点点,
-# 两点建议 (two points) or 三点五 (3.5)
-_ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?\s*([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[点點时]"
+# 两点建议 (two points) or 三点五 (3.5); a weekday's numeral is no hour (周一三点 is Monday at 3)
+_ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?\s*(?<![周期拜])([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[点點时]"
                       rf"(半|一刻|三刻|整|钟|过?([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})(分)?)?")
 # after bare minutes, a unit: "3点5公里" is 3.5 km, not a time
 _ZH_UNIT_NEXT = re.compile(r"[公千米个元块斤岁倍万亿%度克秒]|分钟|小时")
@@ -54,17 +54,23 @@ def _both_halves(m: re.Match[str]) -> str:
     return f"{m.group(1)}{m.group(2) or ''}{first}{m.group(3)}{m.group(4)}{m.group(5) or ''}{half}"
 
 
+# 下午两点到四点: the part of the day is both times' (14:00 to 16:00, not 04:00)
+_ZH_RANGE = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)(\s*[0-9{ZH_NUM}]{{1,3}}\s*[点點时]"
+                       rf"[^到至~～—\-，。,;；]{{0,4}}\s*(?:到|至|~|～|—|-)\s*)(?=[0-9{ZH_NUM}]{{1,3}}\s*[点點时])")
+
+
 def one_meridiem_each(text: str) -> str:
-    """A range's one am / pm written on both its ends ("2:30 to 3:50 pm" -> "2:30pm to 3:50pm")."""
-    return _RANGE_MERIDIEM.sub(_both_halves, text)
+    """A range's one am / pm (or Chinese part of the day) written on both its ends ("2:30 to
+    3:50 pm" -> "2:30pm to 3:50pm", 下午两点到四点 -> 下午两点到下午四点)."""
+    return _ZH_RANGE.sub(lambda m: m.group(1) + m.group(2) + m.group(1), _RANGE_MERIDIEM.sub(_both_halves, text))
 
 
 def hhmm(h: int, m: int, half: str | None) -> str | None:
     """The key of a time; ``half``: am / pm, or a Chinese part of the day."""
-    if half in _PM_ZH:
-        h = h + 12 if h < 12 else h  # 下午3点 = 15:00; 中午12点 = 12:00
-    elif half in ("凌晨", "夜里") and h == 12:
+    if half in ("凌晨", "夜里", "晚上") and h == 12:  # 晚上12点 is midnight
         h = 0
+    elif half in _PM_ZH:
+        h = h + 12 if h < 12 else h  # 下午3点 = 15:00; 中午12点 = 12:00
     elif half and half[:1] in "ap":  # 12am = 00:00, 12pm = 12:00; "13:00 pm" is 13:00; "30 pm" no time
         if h > 23:
             return None

@@ -95,7 +95,20 @@ def spelled_as_digits(text: str) -> str:
     out = _EN_SPELLED.sub(_en_digits, text) if re.search(r"[A-Za-z]", text) else text
     if not re.search("[百千万]", out):
         return out
+    out = _PERCENT_ZH.sub(_percent, out)
     return _DIGITS_ZH_UNIT.sub(_spoken_digits, _ZH_BIG.sub(_zh_digits, out))
+
+
+# 百分之五十 is 50%, 百分之三点五 3.5%
+_PERCENT_ZH = re.compile(rf"百分之([{ZH_NUM}\d]+)(?:[点.]([零〇一二两三四五六七八九\d]+))?")
+
+
+def _percent(m: re.Match[str]) -> str:
+    whole = zh_number(m.group(1))
+    if whole is None:
+        return m.group(0)
+    tail = "".join(ch if ch.isdigit() else str(ZH_DIGIT[ch]) for ch in m.group(2) or "")
+    return f"{whole}.{tail}%" if tail else f"{whole}%"
 
 
 # digits with 万 or 千 as said: 1万5 (15000), 1万5千, 3千5 (3500), 1万2000 (12000); not 3千米 (3 km)

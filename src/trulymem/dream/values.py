@@ -17,6 +17,7 @@ from functools import lru_cache
 from trulymem.dream.clock import NOON, TIMES, noon, one_meridiem_each
 from trulymem.dream.decades import AGE_DECADE_EN, DECADE_EN, DECADE_ZH, YEAR_ZH, age_decade, decade_en, decade_zh
 from trulymem.dream.numerals import EN_NUMBER, ZH_NUM, num, spelled_as_digits, zh_number
+from trulymem.dream.weekdays import WEEKDAYS, whole_weeks
 
 _MONTHS = {m: k + 1 for k, names in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul", "august aug",
@@ -27,7 +28,15 @@ _ORD = r"(?:st|nd|rd|th)?"
 
 
 # --- dates ------------------------------------------------------------------------------
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_ISO_DATE = re.compile(r"\b(\d{4})([-./])(\d{1,2})\2(\d{1,2})\b")  # 2024-03-05, 2024.03.05, 2024/3/5
+_DMY_DOTS = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})\b")  # 05.03.2024: day first, as written in Europe
+# "the fifth of March", "March twenty-first": an ordinal in words beside a month name
+_ORDINALS = {w: k + 1 for k, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth "
+    "sixteenth seventeenth eighteenth nineteenth twentieth".split())} | {"thirtieth": 30}
+_ORD_WORD = r"((?:twenty|thirty)[- ])?(" + "|".join(_ORDINALS) + ")"
+_EN_ORD_DATE = re.compile(rf"\b(?:the\s+)?{_ORD_WORD}\s+of\s+({_MONTH_RE})\b|\b({_MONTH_RE})\s+(?:the\s+)?{_ORD_WORD}\b",
+                          re.IGNORECASE)
 _EN_MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
 _EN_DM = re.compile(rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?\s+({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
 _ZH_MD = re.compile(rf"(?:([0-9]{{4}})\s*年\s*)?([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*月\s*"
@@ -52,8 +61,8 @@ _AFTER_AMOUNT = "(?:(?<=[\\dkK%])|" + "|".join(
         "franc", "francs", "pound", "pounds", "bucks")) + ")"
 # how often: one key per period ("daily" = "every day" = "每天"); "every other week" = "biweekly" = "每两周"
 _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
-    (r"\b(?:every other week|every second week|every two weeks|bi-?weekly|fortnightly)\b|每两周|隔周|双周", "f:2w"),
-    (r"\b(?:every other day|every second day|every two days)\b|隔天|每两天", "f:2d"),
+    (r"\b(?:every other week|every second week|every two weeks|bi-?weekly|fortnightly)\b|每两周|隔周|双周|每隔一周", "f:2w"),
+    (r"\b(?:every other day|every second day|every two days)\b|隔天|每两天|每隔一天", "f:2d"),
     (r"\bevery morning\b|每天早上|每天早晨|每天上午|每个早上", "f:1d pd:am"),
     (r"\bevery afternoon\b|每天下午", "f:1d pd:pm"),
     (r"\b(?:every evening|every night|nightly)\b|每天晚上|每晚", "f:1d pd:eve"),
@@ -118,8 +127,8 @@ _TABLES: dict[str, dict[str, float]] = {
              "分钟": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600, "小时": 3600,
              "个小时": 3600, "d": 86400, "day": 86400, "days": 86400, "天": 86400, "日": 86400, "week": 604800,
              "weeks": 604800, "fortnight": 1209600, "fortnights": 1209600, "周": 604800, "星期": 604800,
-             "个星期": 604800, "个月": 2592000, "month": 2592000, "months": 2592000, "year": 31536000,
-             "years": 31536000, "年": 31536000},
+             "个星期": 604800, "个月": 2592000, "month": 2592000, "months": 2592000, "year": 31104000,
+             "years": 31104000, "年": 31104000},  # a year is 12 months (of 30 days): "1.5 years" = "18 months"
     "bytes": {"kb": 1, "kib": 1, "mb": 1024, "mib": 1024, "gb": 1024 ** 2, "gib": 1024 ** 2, "tb": 1024 ** 3,
               "tib": 1024 ** 3},
     "length": {"mm": 0.001, "毫米": 0.001, "cm": 0.01, "厘米": 0.01, "公分": 0.01,
@@ -186,35 +195,6 @@ _RATE = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(k)?\s*(?:(" +
                    + r")\s*(?:per\s+|/\s*|an?\s+|each\s+|every\s+)("
                    + "|".join(sorted(_PER, key=len, reverse=True)) + r")|(" + "|".join(_RATE_ABBR) + r"))\b",
                    re.IGNORECASE)
-# weekdays, one key each (plural: a habit, "on Tuesdays"); 每周二 is weekly on Tuesday
-_WEEKDAYS = {w: k + 1 for k, w in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
-# "Tue/Thu": capitalised only ("sat", "sun", "wed" are words too)
-_ABBR_DAYS = {"Mon": 1, "Tue": 2, "Tues": 2, "Wed": 3, "Thu": 4, "Thur": 4, "Thurs": 4, "Fri": 5, "Sat": 6, "Sun": 7}
-_EN_DAY_ABBR = re.compile(r"\b(" + "|".join(sorted(_ABBR_DAYS, key=len, reverse=True)) + r")\b\.?")
-_EN_WEEKDAY = re.compile(r"\b(every\s+)?(" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")(s)?\b\.?",
-                         re.IGNORECASE)
-_ZH_WEEKDAY = re.compile(r"(每个?)?(?:周|星期|礼拜)([一二三四五六日天])")
-_DAYS_EN = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
-# "the third Monday" / 第三个周一 is one day of the month, not every Monday; "except Wednesday" is no Wednesday
-_NTH_WEEKDAY = re.compile(rf"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+({_DAYS_EN})\b"
-                          r"|(?:第([一二三四五\d])|(最后一))个?(?:周|星期|礼拜)([一二三四五六日天])", re.IGNORECASE)
-_NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
-        "5th": 5, "last": -1, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "最后一": -1}
-_EXCEPT_DAY = re.compile(rf"\b(?:except|but not|other than|apart from|excluding)\s+(?:on\s+)?({_DAYS_EN})s?\b"
-                         r"|除了?(?:周|星期|礼拜)([一二三四五六日天])", re.IGNORECASE)
-
-
-def _nth_weekday(m: re.Match[str]) -> str:
-    if m.group(2):
-        return f"w:{_WEEKDAYS[m.group(2).casefold()]} wo:{_NTH[m.group(1).casefold()]}"
-    nth = m.group(3) or m.group(4)
-    return f"w:{_ZH_WEEKDAY_N[m.group(5)]} wo:{_NTH.get(nth, int(nth) if nth.isdigit() else 0)}"
-
-
-def _except_day(m: re.Match[str]) -> str:
-    return f"wx:{_WEEKDAYS[m.group(1).casefold()] if m.group(1) else _ZH_WEEKDAY_N[m.group(2)]}"
-_ZH_WEEKDAY_N = {ch: k + 1 for k, ch in enumerate("一二三四五六日")} | {"天": 7}
-
 # --- the reader -------------------------------------------------------------------------
 def _blank(text: str, span: tuple[int, int], mark: str) -> str:
     width = span[1] - span[0]
@@ -227,18 +207,7 @@ def special_values(text: str, mark: str = "") -> tuple[frozenset[str], str]:
     ``q:time:1209600``, ``f:1w``), and the text with their spans blanked (or, with
     ``mark``, each span's start marked: a frame with its values masked)."""
     found, out = _specials(text, mark)
-    return _whole_weeks(frozenset(k for _, key in found for k in key.split())), out
-
-
-_WEEKEND, _WORKWEEK = frozenset({"w:6", "w:7"}), frozenset(f"w:{d}" for d in range(1, 6))
-
-
-def _whole_weeks(keys: frozenset[str]) -> frozenset[str]:
-    """"On Saturdays and Sundays" is "on weekends", Monday to Friday is "on weekdays"."""
-    for days, key in ((_WEEKEND, "f:we"), (_WORKWEEK, "f:wd")):
-        if days <= keys:
-            keys = keys - days - {"f:1w"} | {key}
-    return keys
+    return whole_weeks(frozenset(k for _, key in found for k in key.split())), out
 
 
 # "一天半" is 1.5 days, "两个小时半" 2.5 hours
@@ -253,6 +222,7 @@ def _and_half(m: re.Match[str]) -> str:
 # an age: "35 years old", "a 20-year-old car", "aged 35", 35岁, 三十五周岁, 3岁半 (not a duration of 35 years)
 _AGE = re.compile(rf"(?<![\d.])(\d{{1,3}}(?:\.5)?)(\s+and\s+a\s+half)?[\s-]*(?:years?|yrs?)[\s-]+old\b|\baged\s+(\d{{1,3}})\b|"
                   rf"(?<![\d.{ZH_NUM}])(\d{{1,3}}|[零一二两三四五六七八九十]{{1,4}})\s*周?岁(半)?", re.IGNORECASE)
+_BELOW_ZERO = re.compile(rf"零下\s*(\d+(?:\.\d+)?|[{ZH_NUM}]+)\s*(?:摄氏度|度|℃|°C)")  # 零下5度: -5 °C
 # a height: 5'10", "5 ft 10 in", "6 foot 2"; 一米七五, 1米75, 一米八 (1.8 m)
 _FEET_INCHES = re.compile(r"(?<![\d.])(\d)\s*(?:ft|feet|foot|['’′])\s*(\d{1,2})(?:\s*(?:inch(?:es)?\b|in\b|[\"”″]))?")
 _ZH_METRES = re.compile(r"(?<![\d.零一二两三四五六七八九十])([12一两])米([0-9]{1,2}|[零一二三四五六七八九]{1,2})"
@@ -301,7 +271,9 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(DECADE_ZH, decade_zh)
     take(AGE_DECADE_EN, age_decade)
     take(DECADE_EN, decade_en)
-    take(_ISO_DATE, lambda m: date(int(m.group(2)), int(m.group(3)), m.group(1)))
+    take(_ISO_DATE, lambda m: date(int(m.group(3)), int(m.group(4)), m.group(1)))
+    take(_DMY_DOTS, lambda m: date(int(m.group(2)), int(m.group(1)), m.group(3)))
+    take(_EN_ORD_DATE, lambda m: date(_MONTHS[(m.group(3) or m.group(4)).casefold()], _ordinal(m), None))
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
     take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
     take(_ZH_MD, lambda m: date(num(m.group(2)), num(m.group(3)), m.group(1)))
@@ -316,11 +288,9 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_EN_MONTH, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d}")
     for pattern, reader in TIMES:
         take(pattern, reader)
-    take(_EXCEPT_DAY, _except_day)
-    take(_NTH_WEEKDAY, _nth_weekday)
-    take(_EN_WEEKDAY, lambda m: f"w:{_WEEKDAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else ""))
-    take(_EN_DAY_ABBR, lambda m: f"w:{_ABBR_DAYS[m.group(1)]}")
-    take(_ZH_WEEKDAY, lambda m: f"w:{_ZH_WEEKDAY_N[m.group(2)]}" + (" f:1w" if m.group(1) else ""))
+    for pattern, reader in WEEKDAYS:
+        take(pattern, reader)
+    take(_BELOW_ZERO, lambda m: f"q:temperature:{-float(m.group(1)) if '.' in m.group(1) else -(num(m.group(1)) or 0):g}")
     take(_AGE, _age)
     take(_FEET_INCHES, _height)
     take(_ZH_METRES, _height)
@@ -332,6 +302,11 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
     return tuple(found), out
+
+
+def _ordinal(m: re.Match[str]) -> int:
+    tens, word = (m.group(1), m.group(2)) if m.group(2) else (m.group(5), m.group(6))
+    return _ORDINALS[word.casefold()] + (0 if not tens else 20 if tens.casefold().startswith("tw") else 30)
 
 
 def _day_of_month(n: str) -> str | None:
@@ -412,8 +387,11 @@ def _quantity(m: re.Match[str]) -> str | None:
         return None  # "1990s" is a decade, not seconds
     if dim in ("celsius", "fahrenheit"):  # one scale: 140 °F is 60 °C; "-18 °C" is below zero
         at = m.start(1)
-        below = at > 0 and m.string[at - 1] in "-−" and not (at > 1 and m.string[at - 2].isdigit())  # not "3-5 °C"
+        below = at > 0 and m.string[at - 1] in "-−" and not (at > 1 and m.string[at - 2].isdigit()) or \
+            m.string[max(0, at - 3):at].strip().endswith("零下")  # not "3-5 °C"; 零下5摄氏度 is -5 °C
         amount = -amount if below else amount
         dim, amount = "temperature", round(amount if dim == "celsius" else (amount - 32) * 5 / 9, 1)
     total = amount * size
+    if dim == "time" and total in (365 * 86400, 366 * 86400):
+        total = _UNITS["year"][1]  # "365 days" is a year, not 12 months and 5 days
     return f"q:{dim}:{int(total) if float(total).is_integer() else round(total, 6)}"
