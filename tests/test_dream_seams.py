@@ -81,7 +81,8 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("March thirty-first", "31 March"), ("2024.03.05", "2024-03-05"), ("05.03.2024", "5 March 2024"),
     ("零下五摄氏度", "-5 °C"), ("零下5度", "-5°C"), ("周一到周五", "on weekdays"), ("Monday through Friday", "on weekdays"),
     ("每周二、四", "on Tuesdays and Thursdays"), ("周一三五", "Mon, Wed, Fri"), ("每隔一天", "every other day"),
-    ("下午两点到四点", "2 to 4 pm"), ("one and a half years", "18 months"), ("365 days", "one year"), ("半年", "6个月")])
+    ("下午两点到四点", "2 to 4 pm"), ("半个钟头", "half an hour"), ("两个礼拜", "two weeks"),
+    ("one and a half years", "18 months"), ("365 days", "one year"), ("半年", "6个月")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
 
@@ -216,12 +217,15 @@ def test_what_a_value_is_not(text: str, not_read: str) -> None:
                                       ("one hundred and twenty people", "120 people"), ("a hundred and fifty dollars", "$150"),
                                       ("two thousand five hundred steps", "2,500 steps"), ("月供一万二千八", "月供12800"),
                                       ("房租一个月四千八", "房租一个月4800"), ("twelve hundred dollars", "$1,200"),
-                                      ("预算1万5", "预算15000"), ("百分之五十", "50%"), ("百分之三点五", "3.5 percent"), ("3千5", "3500"), ("1万5千", "15000"), ("1万2000", "12000")])
+                                      ("预算1万5", "预算15000"), ("百分之五十", "50%"), ("百分之三点五", "3.5 percent"),
+                                      ("£1.2m", "£1,200,000"), ("5 bucks", "$5"), ("joined in 2015", "2015年加入"),
+                                      ("3千5", "3500"), ("1万5千", "15000"), ("1万2000", "12000")])
 def test_one_amount_written_two_ways(a: str, b: str) -> None:
     assert value_sequence(a) == value_sequence(b) != ()
 
 
 @pytest.mark.parametrize(("a", "b"), [("3千", "3"), ("1.2M", "1.2"), ("Room 5 B", "5 billion"), ("Flat 3B", "3 billion"),
+                                      ("£1.2m", "£1.2"),
                                       ("3千米", "3000")])
 def test_a_scale_is_never_dropped_nor_guessed(a: str, b: str) -> None:
     assert value_sequence(a) != value_sequence(b)

@@ -12,7 +12,7 @@ from trulymem.dream.amounts import CURRENCY_CODES, value_sequence, without_numbe
 from trulymem.dream.numerals import zh_number
 from trulymem.dream.similarity import ABBREVIATIONS, cjk, negated, words
 from trulymem.dream.values import rates_to_compare, special_values
-from trulymem.dream.vocab import CANON, LIMIT, MULTI_VALUED, MULTI_VALUED_PHRASES
+from trulymem.dream.vocab import CANON, LIMIT, MULTI_VALUED, MULTI_VALUED_PHRASES, TRAVEL_PHRASES
 
 CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -210,7 +210,9 @@ def many_valued(a: str, b: str) -> bool:
     shared = set(seen(a)[0]) & set(seen(b)[0])
     if shared & MULTI_VALUED or _canon_words(a) & _canon_words(b) & _MULTI_CANON:  # synonyms as one
         return True
-    return any(w in a.casefold() and w in b.casefold() for w in MULTI_VALUED_PHRASES)
+    la, lb = a.casefold(), b.casefold()
+    return any(w in la and w in lb for w in MULTI_VALUED_PHRASES) or \
+        (any(w in la for w in TRAVEL_PHRASES) and any(w in lb for w in TRAVEL_PHRASES))
 
 
 @lru_cache(maxsize=131_072)

@@ -29,6 +29,9 @@ _ORD = r"(?:st|nd|rd|th)?"
 
 # --- dates ------------------------------------------------------------------------------
 _ISO_DATE = re.compile(r"\b(\d{4})([-./])(\d{1,2})\2(\d{1,2})\b")  # 2024-03-05, 2024.03.05, 2024/3/5
+# a year after "in", "since" … ("joined in 2015" is 2015年, not the number 2015)
+_EN_YEAR = re.compile(r"\b(?:in|since|from|until|till|by|of|before|after|around|circa|during|through|early|late|mid)"
+                      r"[\s-]+((?:19|20)\d\d)\b(?![,.]\d|\s*%|s\b)", re.IGNORECASE)
 _DMY_DOTS = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})\b")  # 05.03.2024: day first, as written in Europe
 # "the fifth of March", "March twenty-first": an ordinal in words beside a month name
 _ORDINALS = {w: k + 1 for k, w in enumerate(
@@ -127,7 +130,8 @@ _TABLES: dict[str, dict[str, float]] = {
              "分钟": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600, "小时": 3600,
              "个小时": 3600, "d": 86400, "day": 86400, "days": 86400, "天": 86400, "日": 86400, "week": 604800,
              "weeks": 604800, "fortnight": 1209600, "fortnights": 1209600, "周": 604800, "星期": 604800,
-             "个星期": 604800, "个月": 2592000, "month": 2592000, "months": 2592000, "year": 31104000,
+             "个星期": 604800, "礼拜": 604800, "个礼拜": 604800, "钟头": 3600, "个钟头": 3600,
+             "个月": 2592000, "month": 2592000, "months": 2592000, "year": 31104000,
              "years": 31104000, "年": 31104000},  # a year is 12 months (of 30 days): "1.5 years" = "18 months"
     "bytes": {"kb": 1, "kib": 1, "mb": 1024, "mib": 1024, "gb": 1024 ** 2, "gib": 1024 ** 2, "tb": 1024 ** 3,
               "tib": 1024 ** 3},
@@ -282,6 +286,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_ZH_YM, lambda m: f"m:{int(m.group(2)):02d} y:{m.group(1)}" if 1 <= int(m.group(2)) <= 12 else None)
     take(_SLASH_DATE, _slash_date)
     take(YEAR_ZH, lambda m: f"y:{m.group(1)}")
+    take(_EN_YEAR, lambda m: f"y:{m.group(1)}")
     take(_TIMES_EN, lambda m: _times(_ONCE.get(m.group(1).casefold()) or num(m.group(2)), _PERIOD[m.group(3).casefold()]))
     take(_TIMES_ZH, lambda m: _times(num(m.group(2)), _PERIOD[m.group(1)]))
     take(_EVERY_ZH, _every_zh)

@@ -30,6 +30,8 @@ MULTI_VALUED = frozenset(words(
 MULTI_VALUED_PHRASES = ("喜欢", "喜爱", "爱吃", "爱看", "去过", "看过", "读过", "玩过", "认识", "学过", "吃过", "喝过", "朋友",
                    "养", "证书", "会弹", "会拉", "会吹", "会打", "been to", "traveled to", "travelled to", "worked on",
                    "contributed to")  # phrases whose words are stopwords
+# places been to, however said: one trip beside another ("has been to Japan" / "travelled around Georgia")
+TRAVEL_PHRASES = ("been to", "traveled", "travelled", "visited", "toured", "trip to", "去过", "旅行", "旅游", "游览")
 # Words that carry no topic of their own: left out when comparing what memories say.
 GENERIC = frozenset(words("use uses used using make makes made get gets got go goes set put keep take give do does "
                           "done thing things always usually often sometimes really very just also still already "
