@@ -82,6 +82,10 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("零下五摄氏度", "-5 °C"), ("零下5度", "-5°C"), ("周一到周五", "on weekdays"), ("Monday through Friday", "on weekdays"),
     ("每周二、四", "on Tuesdays and Thursdays"), ("周一三五", "Mon, Wed, Fri"), ("每隔一天", "every other day"),
     ("下午两点到四点", "2 to 4 pm"), ("半个钟头", "half an hour"), ("两个礼拜", "two weeks"),
+    ("every 2 weeks", "every two weeks"), ("every three days", "每三天"), ("每隔三天", "三天一次"),
+    ("每两个月", "every 2 months"), ("Mon-Fri", "on weekdays"), ("works weekdays", "every weekday"),
+    ("every weekend", "每个周末"), ("each morning", "every morning"),
+    ("3x a week", "three times a week"), ("每月1号和15号", "on the 1st and 15th of each month"),
     ("one and a half years", "18 months"), ("365 days", "one year"), ("半年", "6个月")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
@@ -219,6 +223,7 @@ def test_what_a_value_is_not(text: str, not_read: str) -> None:
                                       ("房租一个月四千八", "房租一个月4800"), ("twelve hundred dollars", "$1,200"),
                                       ("预算1万5", "预算15000"), ("百分之五十", "50%"), ("百分之三点五", "3.5 percent"),
                                       ("£1.2m", "£1,200,000"), ("5 bucks", "$5"), ("joined in 2015", "2015年加入"),
+                                      ("三块五", "3.5元"), ("五毛钱", "0.5元"),
                                       ("3千5", "3500"), ("1万5千", "15000"), ("1万2000", "12000")])
 def test_one_amount_written_two_ways(a: str, b: str) -> None:
     assert value_sequence(a) == value_sequence(b) != ()

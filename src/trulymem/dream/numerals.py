@@ -93,6 +93,8 @@ def spelled_as_digits(text: str) -> str:
     """The text with its spelled numbers above ten (English) and its Chinese numbers with
     百, 千 or 万 written as digits."""
     out = _EN_SPELLED.sub(_en_digits, text) if re.search(r"[A-Za-z]", text) else text
+    if "块" in out or "毛" in out:
+        out = _YUAN_JIAO.sub(_yuan_jiao, out)
     if not re.search("[百千万]", out):
         return out
     out = _PERCENT_ZH.sub(_percent, out)
@@ -123,3 +125,14 @@ def _spoken_digits(m: re.Match[str]) -> str:
     if len(rest) == 1:
         return str(n * big + int(rest) * lower)
     return str(n * big + int(rest)) if len(rest) == len(str(big)) - 1 else m.group(0)
+
+
+# 三块五 is 3.5 yuan, 五毛 0.5 (not three pieces and a five); 三块蛋糕 stays three pieces
+_YUAN_JIAO = re.compile(rf"(?<![{ZH_NUM}\d.])(?:([{ZH_NUM}]+|\d+)块([一二两三四五六七八九\d])(?![{ZH_NUM}\d块元毛分角])|"
+                        r"([一二两三四五六七八九\d])毛钱?)")
+
+
+def _yuan_jiao(m: re.Match[str]) -> str:
+    yuan = zh_number(m.group(1)) if m.group(1) else 0
+    jiao = num(m.group(2) or m.group(3))
+    return m.group(0) if yuan is None or jiao is None else f"{yuan}.{jiao}元"

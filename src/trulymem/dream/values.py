@@ -51,9 +51,11 @@ _DAY_OF_MONTH_EN = re.compile(
     r"\b(?:(?:on|by|before|until|till|after|around|from)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b"
     r"(?=\s*(?:$|[,.;:!?)]|(?:of\s+(?:each|every|the)\s+month|each\s+month|every\s+month|and|or|at|for|so|but|because|"
     r"when|if|instead|now|this|next|each|every)\b))"
-    r"|\bthe\s+(\d{1,2})(?:st|nd|rd|th)(?=\s+(?:of\s+(?:each|every|the)\s+month|each\s+month|every\s+month)))",
+    r"|\b(?:the|(?<=and )(?:the\s+)?)\s*(\d{1,2})(?:st|nd|rd|th)"  # "… and (the) 15th of each month"
+    r"(?=\s+(?:of\s+(?:each|every|the)\s+month|each\s+month|every\s+month)))",
     re.IGNORECASE)
-_DAY_OF_MONTH_ZH = re.compile(rf"(?:(?<=月)|(?<=月 )|(?<=日是)|(?<=日是 ))([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[号日](?![元天期])")
+_DAY_OF_MONTH_ZH = re.compile(rf"(?:(?<=月)|(?<=月 )|(?<=日是)|(?<=日是 )|(?<=[号日]和)|(?<=[号日]、))"
+                              rf"([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[号日](?![元天期])")
 _EN_MONTH = re.compile(rf"\b(?:in|during|since|until|by)\s+({_MONTH_RE})\b", re.IGNORECASE)
 
 # right after an amount, or after its currency ("100 kroner a week", "40 dollars an hour"): the currency stays
@@ -66,14 +68,15 @@ _AFTER_AMOUNT = "(?:(?<=[\\dkK%])|" + "|".join(
 _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     (r"\b(?:every other week|every second week|every two weeks|bi-?weekly|fortnightly)\b|每两周|隔周|双周|每隔一周", "f:2w"),
     (r"\b(?:every other day|every second day|every two days)\b|隔天|每两天|每隔一天", "f:2d"),
-    (r"\bevery morning\b|每天早上|每天早晨|每天上午|每个早上", "f:1d pd:am"),
-    (r"\bevery afternoon\b|每天下午", "f:1d pd:pm"),
-    (r"\b(?:every evening|every night|nightly)\b|每天晚上|每晚", "f:1d pd:eve"),
+    (r"\b(?:every|each) morning\b|每天早上|每天早晨|每天上午|每个早上", "f:1d pd:am"),
+    (r"\b(?:every|each) afternoon\b|每天下午", "f:1d pd:pm"),
+    (r"\b(?:every evening|every night|each evening|each night|nightly)\b|每天晚上|每晚", "f:1d pd:eve"),
     (r"\b(?:hourly|every hour)\b|每小时|每个小时", "f:1h"),
     (r"\b(?:daily|every day|each day)\b|每天|每日", "f:1d"),
     (r"\b(?:weekly|every week|each week|once a week|once per week)\b"
      r"|(?:每周|每星期|每个星期|每礼拜)(?![一二三四五六日天末])", "f:1w"),
-    (r"\bon\s+weekdays\b|每个?工作日", "f:wd"), (r"\bon\s+weekends\b|每个?周末", "f:we"),
+    (r"\b(?:on\s+|every\s+)?weekdays?\b|每个?工作日", "f:wd"),
+    (r"\b(?:on\s+|every\s+|at\s+|over\s+)?(?:the\s+)?weekends?\b|每个?周末", "f:we"),
     # 月供, 月薪, "房租一个月4800": an amount per month
     (r"\b(?:monthly|every month|each month|once a month)\b|每月|每个月|月供|月薪|月租|一个月(?=\s*\d)", "f:1m"),
     (r"年薪|一年(?=\s*\d)", "f:1y"),
@@ -91,8 +94,11 @@ _SCALE = {"": 1, "k": 1e3, "thousand": 1e3, "million": 1e6, "mn": 1e6, "billion"
 # counted: "twice a week" = "每周两次" = "一周两次" (f:2/w); "两周一次" = "every two weeks" (f:2w), not Monday (周一)
 _PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y", "hour": "h", "天": "d", "日": "d", "周": "w",
            "星期": "w", "礼拜": "w", "月": "m", "年": "y", "小时": "h"}
-_TIMES_EN = re.compile(r"\b(once|twice|thrice|one time|(\d+|two|three|four|five|six|seven|eight|nine|ten) times)\s+"
+_TIMES_EN = re.compile(r"\b(once|twice|thrice|one time|(\d+|two|three|four|five|six|seven|eight|nine|ten)\s*(?:times|x|×))\s+"
                        r"(?:a|an|per|every|each)\s+(day|week|month|year|hour)\b", re.IGNORECASE)
+# "every 3 days" = 每三天 = 每隔三天 = "三天一次" (f:3d); minutes stay a quantity ("every 90 minutes")
+_EVERY_N = re.compile(rf"\bevery\s+(\d+|{'|'.join(list(EN_NUMBER)[1:12])})\s+(hour|day|week|month|year)s\b|"
+                      rf"每隔?([{ZH_NUM}\d]+)个?(小时|天|日|周|星期|礼拜|月|年)(?![一1]次)", re.IGNORECASE)
 _EVERY_ZH = re.compile(rf"(?:每)?(?:([{ZH_NUM}\d]+|半)个?)?(天|日|周|星期|礼拜|月|年|小时)(?:一|1)次")
 _TIMES_ZH = re.compile(rf"(?:每|一)个?(天|日|周|星期|礼拜|月|年|小时)([{ZH_NUM}\d]+)次")
 
@@ -105,6 +111,12 @@ def _times(n: float | None, period: str) -> str | None:
     if n is None or n <= 0:
         return None
     return f"f:1{period}" if n == 1 else f"f:{n:g}/{period}"
+
+
+def _every_n(m: re.Match[str]) -> str | None:
+    n = num(m.group(1) or m.group(3))
+    period = _PERIOD[(m.group(2) or m.group(4)).casefold()]
+    return None if n is None or n < 2 else f"f:{n}{period}"
 
 
 def _every_zh(m: re.Match[str]) -> str | None:
@@ -302,6 +314,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_AND_A_HALF, _and_a_half)  # "every hour and a half" is every 90 minutes, not hourly
     for pattern, key in _FREQUENCY:
         take(pattern, lambda m, key=key: key)
+    take(_EVERY_N, _every_n)
     take(_HOURS_MINUTES, lambda m: f"q:time:{int(m.group(1)) * 3600 + int(m.group(2)) * 60}")
     take(_ZH_QUARTERS, lambda m: f"q:time:{900 if m.group(1) == '一' else 2700}")
     take(_ARTICLE_QUANTITY, _quantity)

@@ -19,7 +19,8 @@ _EN_DAY_ABBR = re.compile(r"\b(" + "|".join(sorted(_ABBR, key=len, reverse=True)
 _EN_WEEKDAY = re.compile(rf"\b(every\s+)?({_DAYS_EN})(s)?\b\.?", re.IGNORECASE)
 _ZH_WEEK = "(?:周|星期|礼拜)"
 _ZH_WEEKDAY = re.compile(rf"(每个?)?{_ZH_WEEK}([一二三四五六日天])")
-_EN_RANGE = re.compile(rf"\b(?:from\s+)?({_DAYS_EN})s?\s*(?:to|through|thru|until|till|-|–|—)\s*({_DAYS_EN})s?\b",
+_DAY_OR_ABBR = rf"(?:{_DAYS_EN}|(?-i:{'|'.join(sorted(_ABBR, key=len, reverse=True))}))"
+_EN_RANGE = re.compile(rf"\b(?:from\s+)?({_DAY_OR_ABBR})s?\.?\s*(?:to|through|thru|until|till|-|–|—)\s*({_DAY_OR_ABBR})s?\b",
                        re.IGNORECASE)
 _ZH_RANGE = re.compile(rf"(每个?)?{_ZH_WEEK}([一二三四五六日天])\s*(?:到|至|-|~|～|—)\s*{_ZH_WEEK}?([一二三四五六日天])"
                        r"(?![点點时号])")
@@ -53,6 +54,10 @@ def _days(first: int, last: int) -> str | None:
     return " ".join(f"w:{d}" for d in span)
 
 
+def _day(written: str) -> int:
+    return _DAYS.get(written.casefold()) or _ABBR[written]
+
+
 def _zh_list(m: re.Match[str]) -> str:
     days = [_ZH_DAY[m.group(2)], *(_ZH_DAY[ch] for ch in m.group(3) if ch in _ZH_DAY)]
     return " ".join(f"w:{d}" for d in days) + (" f:1w" if m.group(1) else "")
@@ -61,7 +66,7 @@ def _zh_list(m: re.Match[str]) -> str:
 WEEKDAYS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]] = [
     (_EXCEPT_DAY, _except_day),
     (_NTH_WEEKDAY, _nth_weekday),
-    (_EN_RANGE, lambda m: _days(_DAYS[m.group(1).casefold()], _DAYS[m.group(2).casefold()])),
+    (_EN_RANGE, lambda m: _days(_day(m.group(1)), _day(m.group(2)))),
     (_ZH_RANGE, lambda m: _days(_ZH_DAY[m.group(2)], _ZH_DAY[m.group(3)])),
     (_ZH_LIST, _zh_list),
     (_EN_WEEKDAY, lambda m: f"w:{_DAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else "")),
