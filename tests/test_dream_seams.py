@@ -86,6 +86,7 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("每两个月", "every 2 months"), ("Mon-Fri", "on weekdays"), ("works weekdays", "every weekday"),
     ("every weekend", "每个周末"), ("each morning", "every morning"),
     ("3x a week", "three times a week"), ("每月1号和15号", "on the 1st and 15th of each month"),
+    ("五月初", "early May"), ("明年3月", "in March"), ("March 2025", "2025年3月"), ("Q3", "第三季度"),
     ("one and a half years", "18 months"), ("365 days", "one year"), ("半年", "6个月")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
@@ -208,6 +209,8 @@ def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: st
     ("ten to twelve people came", "t:11:50"),  # a count from ten to twelve, not a time
     ("seven 30-minute sessions", "t:07:30"),  # a count of sessions
     ("wins 30 pm", "t:18:00"),  # no hour is 30
+    ("农历八月十五", "d:08-15"),  # a lunar date is no calendar date
+    ("三个月", "m:03"),  # three months, not March
     ("turned 35 years ago", "age:35")])  # a time gone by, not an age
 def test_what_a_value_is_not(text: str, not_read: str) -> None:
     assert not_read not in special_values(text)[0]

@@ -56,7 +56,16 @@ _DAY_OF_MONTH_EN = re.compile(
     re.IGNORECASE)
 _DAY_OF_MONTH_ZH = re.compile(rf"(?:(?<=月)|(?<=月 )|(?<=日是)|(?<=日是 )|(?<=[号日]和)|(?<=[号日]、))"
                               rf"([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[号日](?![元天期])")
-_EN_MONTH = re.compile(rf"\b(?:in|during|since|until|by)\s+({_MONTH_RE})\b", re.IGNORECASE)
+_EN_MONTH = re.compile(rf"\b(?:in|during|since|until|by|from|before|after|through|early|mid|late|(?:the\s+)?(?:end|start|"
+                       rf"beginning|middle)\s+of)[\s-]+({_MONTH_RE})\b", re.IGNORECASE)
+_EN_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\.?,?\s+((?:19|20)\d\d)\b", re.IGNORECASE)  # "March 2025" = 2025年3月
+# a month alone: 5月, 五月份, 十二月初 (not 三个月, a duration, nor 5月3日, a date)
+_ZH_MONTH = re.compile(r"(?<![\d月个每])(1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])\s*月"
+                       r"(?!\s*[0-9一二三四五六七八九十]+\s*[日号])")
+# a lunar date is no date of the calendar: 农历八月十五 is not 8月15日
+_LUNAR = re.compile(r"(?:农历|阴历)\s*(正|十[一二]?|[一二三四五六七八九]|\d{1,2})月\s*(初[一二三四五六七八九十]|"
+                    r"[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九]|\d{1,2})[日号]?")
+_QUARTER = re.compile(r"\bQ([1-4])\b|第([一二三四1-4])季度")  # Q3 = 第三季度
 
 # right after an amount, or after its currency ("100 kroner a week", "40 dollars an hour"): the currency stays
 # outside the match, for value_sequence to read with the amount
@@ -292,10 +301,13 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_EN_ORD_DATE, lambda m: date(_MONTHS[(m.group(3) or m.group(4)).casefold()], _ordinal(m), None))
     take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
     take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
+    take(_LUNAR, _lunar)
     take(_ZH_MD, lambda m: date(num(m.group(2)), num(m.group(3)), m.group(1)))
     take(_DAY_OF_MONTH_EN, lambda m: _day_of_month(m.group(1) or m.group(2)))
     take(_DAY_OF_MONTH_ZH, lambda m: _day_of_month(m.group(1)))
     take(_ZH_YM, lambda m: f"m:{int(m.group(2)):02d} y:{m.group(1)}" if 1 <= int(m.group(2)) <= 12 else None)
+    take(_EN_MONTH_YEAR, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d} y:{m.group(2)}")
+    take(_QUARTER, lambda m: f"qtr:{num(m.group(1) or m.group(2))}")
     take(_SLASH_DATE, _slash_date)
     take(YEAR_ZH, lambda m: f"y:{m.group(1)}")
     take(_EN_YEAR, lambda m: f"y:{m.group(1)}")
@@ -303,6 +315,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_TIMES_ZH, lambda m: _times(num(m.group(2)), _PERIOD[m.group(1)]))
     take(_EVERY_ZH, _every_zh)
     take(_EN_MONTH, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d}")
+    take(_ZH_MONTH, lambda m: f"m:{num(m.group(1)):02d}")
     for pattern, reader in TIMES:
         take(pattern, reader)
     for pattern, reader in WEEKDAYS:
@@ -320,6 +333,12 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
     return tuple(found), out
+
+
+def _lunar(m: re.Match[str]) -> str | None:
+    month = 1 if m.group(1) == "正" else num(m.group(1))
+    day = num(m.group(2).removeprefix("初"))
+    return None if month is None or day is None else f"ld:{month:02d}-{day:02d}"
 
 
 def _ordinal(m: re.Match[str]) -> int:
