@@ -86,7 +86,8 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("每两个月", "every 2 months"), ("Mon-Fri", "on weekdays"), ("works weekdays", "every weekday"),
     ("every weekend", "每个周末"), ("each morning", "every morning"),
     ("3x a week", "three times a week"), ("每月1号和15号", "on the 1st and 15th of each month"),
-    ("五月初", "early May"), ("明年3月", "in March"), ("March 2025", "2025年3月"), ("Q3", "第三季度"),
+    ("五月初", "early May"), ("明年3月", "in March"), ("March 2025", "2025年3月"), ("in Q3", "第三季度"),
+    ("four years younger than her", "比她小四岁"), ("five days a week", "5 times a week"),
     ("one and a half years", "18 months"), ("365 days", "one year"), ("半年", "6个月")])
 def test_one_value_written_two_ways(a: str, b: str) -> None:
     assert special_values(a)[0] == special_values(b)[0] != frozenset()
@@ -211,6 +212,10 @@ def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: st
     ("wins 30 pm", "t:18:00"),  # no hour is 30
     ("农历八月十五", "d:08-15"),  # a lunar date is no calendar date
     ("三个月", "m:03"),  # three months, not March
+    ("Keychron Q1 Pro", "qtr:1"),  # a keyboard, not a quarter
+    ("上小学一年级", "q:time:31104000"),  # the first grade, not a year
+    ("第7周的作业", "q:time:4233600"),  # week 7, not seven weeks
+    ("比她小四岁", "age:4"),  # four years younger, not four years old
     ("turned 35 years ago", "age:35")])  # a time gone by, not an age
 def test_what_a_value_is_not(text: str, not_read: str) -> None:
     assert not_read not in special_values(text)[0]
@@ -227,6 +232,8 @@ def test_what_a_value_is_not(text: str, not_read: str) -> None:
                                       ("预算1万5", "预算15000"), ("百分之五十", "50%"), ("百分之三点五", "3.5 percent"),
                                       ("£1.2m", "£1,200,000"), ("5 bucks", "$5"), ("joined in 2015", "2015年加入"),
                                       ("三块五", "3.5元"), ("五毛钱", "0.5元"),
+                                      ("产能 2 万台", "产能20000台"), ("学费 3.2 万元", "学费32000元"),
+                                      ("3e-4", "0.0003"),
                                       ("3千5", "3500"), ("1万5千", "15000"), ("1万2000", "12000")])
 def test_one_amount_written_two_ways(a: str, b: str) -> None:
     assert value_sequence(a) == value_sequence(b) != ()

@@ -372,8 +372,9 @@ def _money_and_count(clash: Clash, a: str, b: str) -> bool:
 
 
 _MONEY_WORDS = re.compile(r"\b(?:rent|salary|salaries|wages?|price|prices|priced|costs?|fees?|mortgage|budget|pays?|paid|"
-                          r"earns?|income|revenue|spends?|spent|charges?|charged)\b|"
-                          r"房租|租金|月租|月薪|年薪|工资|薪水|收入|价格|价钱|售价|月供|房贷|费用|预算|花了|花费|营收|营业额",
+                          r"earns?|income|revenue|spends?|spent|charges?|charged|tuition)\b|"
+                          r"房租|租金|月租|月薪|年薪|工资|薪水|收入|价格|价钱|售价|月供|房贷|[学房电水会车油话网]费|费用|收费|"
+                          r"预算|花了|花费|营收|营业额",
                           re.IGNORECASE)
 
 

@@ -93,12 +93,34 @@ def spelled_as_digits(text: str) -> str:
     """The text with its spelled numbers above ten (English) and its Chinese numbers with
     百, 千 or 万 written as digits."""
     out = _EN_SPELLED.sub(_en_digits, text) if re.search(r"[A-Za-z]", text) else text
+    if "e" in out or "E" in out:
+        out = _SCIENTIFIC.sub(_decimal, out)
     if "块" in out or "毛" in out:
         out = _YUAN_JIAO.sub(_yuan_jiao, out)
-    if not re.search("[百千万]", out):
+    if not re.search("[百千万亿]", out):
         return out
     out = _PERCENT_ZH.sub(_percent, out)
-    return _DIGITS_ZH_UNIT.sub(_spoken_digits, _ZH_BIG.sub(_zh_digits, out))
+    out = _DIGITS_ZH_UNIT.sub(_spoken_digits, _ZH_BIG.sub(_zh_digits, out))
+    return _DIGITS_SCALED.sub(_scaled, out)
+
+
+# 3e-4 is 0.0003
+_SCIENTIFIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([-+]?\d{1,2})(?![\w.])")
+
+
+def _decimal(m: re.Match[str]) -> str:
+    value = float(m.group(0))
+    return f"{value:.12f}".rstrip("0").rstrip(".") if not value.is_integer() else str(int(value))
+
+
+# digits with 万, 千 or 亿 are one number (2 万台 is 20000 sets, 3.2万元 32000 yuan); not 3千米 (3 km), 5千克
+_DIGITS_SCALED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([万千亿])(?![米克瓦卡\d])")
+_SCALE_ZH = {"千": 1_000, "万": 10_000, "亿": 100_000_000}
+
+
+def _scaled(m: re.Match[str]) -> str:
+    value = round(float(m.group(1)) * _SCALE_ZH[m.group(2)], 4)
+    return str(int(value)) if value.is_integer() else str(value)
 
 
 # 百分之五十 is 50%, 百分之三点五 3.5%

@@ -65,7 +65,10 @@ _ZH_MONTH = re.compile(r"(?<![\d月个每])(1[0-2]|[1-9]|十[一二]?|[一二三
 # a lunar date is no date of the calendar: 农历八月十五 is not 8月15日
 _LUNAR = re.compile(r"(?:农历|阴历)\s*(正|十[一二]?|[一二三四五六七八九]|\d{1,2})月\s*(初[一二三四五六七八九十]|"
                     r"[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九]|\d{1,2})[日号]?")
-_QUARTER = re.compile(r"\bQ([1-4])\b|第([一二三四1-4])季度")  # Q3 = 第三季度
+# Q3 = 第三季度, where it is a quarter: after "in", "by" … or before a year ("Keychron Q1 Pro" is a keyboard)
+_QUARTER = re.compile(r"(?:(?<=\bin )|(?<=\bby )|(?<=\bof )|(?<=\bthe )|(?<=\bfor )|(?<=\bnext )|(?<=\blast )|(?<=\bthis )|"
+                      r"(?<=\bduring )|(?<=\buntil )|(?<=\bbefore )|(?<=\bafter )|(?<=\bend of ))Q([1-4])\b|"
+                      r"\bQ([1-4])(?=\s*'?(?:19|20)?\d\d\b)|第([一二三四1-4])季度")
 
 # right after an amount, or after its currency ("100 kroner a week", "40 dollars an hour"): the currency stays
 # outside the match, for value_sequence to read with the amount
@@ -189,9 +192,9 @@ _CASED_FOLDED = {u.casefold() for u in _CASED}
 _UNITS.update(_CASED)
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _EN_WORDNUM = "|".join(w for w in EN_NUMBER if len(w) > 2)
-_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.{ZH_NUM}点])(?<!\d,)(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|"
+_QUANTITY = re.compile(rf"(?<![A-Za-z0-9_.{ZH_NUM}点第])(?<!\d,)(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|"
                        rf"{_EN_WORDNUM}|[{ZH_NUM}]{{1,8}}个?|半个?|一个半)"
-                       rf"(?:\s*|-)({_UNIT_RE})(?![a-z]|(?<=克)朗)", re.IGNORECASE)
+                       rf"(?:\s*|-)({_UNIT_RE})(?![a-z]|(?<=克)朗|(?<=年)级)", re.IGNORECASE)
 # "half an hour", "a quarter of an hour", "a day": an article or fraction before a unit written out
 _FRACTION = {"half a": 0.5, "half an": 0.5, "a quarter of a": 0.25, "a quarter of an": 0.25, "quarter of an": 0.25,
              "quarter of a": 0.25, "three quarters of an": 0.75, "three quarters of a": 0.75, "an": 1, "a": 1,
@@ -244,6 +247,11 @@ def _and_half(m: re.Match[str]) -> str:
     return m.group(0) if n is None else f"{n}.5{m.group(2) or '个' + m.group(3)}"
 
 
+# how much older or younger: "four years younger than her" = 比她小四岁 (no age, no duration)
+_AGE_GAP = re.compile(rf"(?<![\d.])(\d{{1,2}}|one|two|three|four|five|six|seven|eight|nine|ten)\s*years?\s+(?:younger|older)\b|"
+                      rf"比[^，。,.;；]{{0,8}}?[小大]\s*(\d{{1,2}}|[{ZH_NUM}]{{1,3}})\s*岁", re.IGNORECASE)
+# "five days a week" is five times a week, not a duration of five days
+_DAYS_A_WEEK = re.compile(r"(?<![\d.])(\d|two|three|four|five|six|seven)\s+days\s+(?:a|per|each)\s+week\b", re.IGNORECASE)
 # an age: "35 years old", "a 20-year-old car", "aged 35", 35岁, 三十五周岁, 3岁半 (not a duration of 35 years)
 _AGE = re.compile(rf"(?<![\d.])(\d{{1,3}}(?:\.5)?)(\s+and\s+a\s+half)?[\s-]*(?:years?|yrs?)[\s-]+old\b|\baged\s+(\d{{1,3}})\b|"
                   rf"(?<![\d.{ZH_NUM}])(\d{{1,3}}|[零一二两三四五六七八九十]{{1,4}})\s*周?岁(半)?", re.IGNORECASE)
@@ -307,7 +315,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_DAY_OF_MONTH_ZH, lambda m: _day_of_month(m.group(1)))
     take(_ZH_YM, lambda m: f"m:{int(m.group(2)):02d} y:{m.group(1)}" if 1 <= int(m.group(2)) <= 12 else None)
     take(_EN_MONTH_YEAR, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d} y:{m.group(2)}")
-    take(_QUARTER, lambda m: f"qtr:{num(m.group(1) or m.group(2))}")
+    take(_QUARTER, lambda m: f"qtr:{num(m.group(1) or m.group(2) or m.group(3))}")
     take(_SLASH_DATE, _slash_date)
     take(YEAR_ZH, lambda m: f"y:{m.group(1)}")
     take(_EN_YEAR, lambda m: f"y:{m.group(1)}")
@@ -321,6 +329,8 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     for pattern, reader in WEEKDAYS:
         take(pattern, reader)
     take(_BELOW_ZERO, lambda m: f"q:temperature:{-float(m.group(1)) if '.' in m.group(1) else -(num(m.group(1)) or 0):g}")
+    take(_AGE_GAP, lambda m: f"agegap:{num(m.group(1) or m.group(2))}")
+    take(_DAYS_A_WEEK, lambda m: _times(num(m.group(1)), "w"))
     take(_AGE, _age)
     take(_FEET_INCHES, _height)
     take(_ZH_METRES, _height)
