@@ -26,12 +26,13 @@ _EN_WORDS = "|".join(sorted((w for w in EN_NUMBER if len(w) > 2), key=len, rever
 # currency symbol, digits (thousands separators, decimals), "k" and "%"; a Chinese numeral before a measure word
 _COUNTRIES = "(?:US|Singapore|Hong Kong|Canadian|Australian|New Zealand|Norwegian|Swedish|Danish|Swiss)"
 _CODES = "USD|EUR|GBP|CNY|RMB|JPY|INR|SGD|NOK|SEK|DKK|CHF|HKD|TWD|CAD|AUD|NZD|KRW"
-_PLAIN_NUMBER = re.compile(rf"(?:(?<![\d.])([-−+])\s?)?([$€£¥￥₹]|\b(?-i:{_CODES})\s?)?\s?"
+_PLAIN_NUMBER = re.compile(rf"(?:(?<![\d.])([-−+])\s?)?(\b(?-i:A|C|NZ|S|HK|NT|US)\$|[$€£¥￥₹]|\b(?-i:{_CODES})\s?)?\s?"
                            r"(\d+(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?)"
                            r"(?:\s?([kK]|thousand|million|billion|mn|bn|万|千(?![米克瓦])|亿|(?<=\d)(?-i:M)|(?(2)(?-i:m)))(?![a-zA-Z])"
                            r"|\s?(%|percent\b))?"  # "£1.2m": after a currency, m is a million
                            rf"([$€£¥￥₹]|\s?(?-i:{_CODES})\b|\s?(?:{_COUNTRIES}\s+)?(?:dollars?|bucks|euros?|yuan|kuai|kroner|kronor|krone|kr|francs?)\b|"
-                           r"\s?(?:美元|美金|欧元|英镑|日元|人民币|块钱|块|元|新币|挪威克朗|瑞典克朗|丹麦克朗|克朗|港币|港元|台币|韩元|瑞郎))?"
+                           r"\s?(?:美元|美金|欧元|英镑|日元|人民币|块钱|块|新加坡元|新西兰元|新币|新元|澳元|澳币|加元|加币|纽币|卢比|元|"
+                           r"挪威克朗|瑞典克朗|丹麦克朗|克朗|港币|港元|台币|韩元|瑞郎))?"
                            rf"|([{ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分])"
                            rf"|\b((?:half\s+)?a\s+dozen|{_EN_WORDS})\b", re.IGNORECASE)  # larger ones: digits by now
 
@@ -42,10 +43,11 @@ def without_numbers(text: str) -> str:
 
 
 # "2000 USD" is "$2,000", "300 euros" is "€300"
-_CURRENCY = {"usd": "$", "dollar": "$", "dollars": "$", "bucks": "$", "eur": "€", "euro": "€", "euros": "€", "gbp": "£",
-             "cny": "¥", "rmb": "¥", "yuan": "¥", "kuai": "¥", "jpy": "¥", "inr": "₹", "sgd": "S$", "美元": "$", "美金": "$",
-             "欧元": "€",
-             "英镑": "£", "日元": "¥", "人民币": "¥", "块钱": "¥", "块": "¥", "元": "¥", "新币": "S$",
+_CURRENCY = {"usd": "$", "us$": "$", "dollar": "$", "dollars": "$", "bucks": "$", "eur": "€", "euro": "€", "euros": "€",
+             "gbp": "£", "cny": "¥", "rmb": "¥", "yuan": "¥", "kuai": "¥", "jpy": "¥", "inr": "₹", "sgd": "S$",
+             "美元": "$", "美金": "$", "欧元": "€", "英镑": "£", "日元": "¥", "人民币": "¥", "块钱": "¥", "块": "¥", "元": "¥",
+             "新币": "S$", "新元": "S$", "新加坡元": "S$", "澳元": "A$", "澳币": "A$", "加元": "C$", "加币": "C$",
+             "新西兰元": "NZ$", "纽币": "NZ$", "卢比": "₹",
              # the kroner of Norway, Sweden and Denmark are one word in speech ("200 kroner" / "NOK 150")
              "nok": "kr", "sek": "kr", "dkk": "kr", "kroner": "kr", "kronor": "kr", "krone": "kr", "克朗": "kr",
              "挪威克朗": "kr", "瑞典克朗": "kr", "丹麦克朗": "kr",
