@@ -40,6 +40,7 @@ _ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜�
 # after bare minutes, a unit: "3点5公里" is 3.5 km, not a time
 _ZH_UNIT_NEXT = re.compile(r"[公千米个元块斤岁倍万亿%度克秒]|分钟|小时")
 _ZH_TIME_AFTER = re.compile(r"[开到前后以之左起，。,.;；、\s]|$")
+_ZH_HOUR_NEXT = re.compile(r"[开到前后以之左起]")
 _PM_ZH = {"下午", "傍晚", "晚上", "中午"}
 # "2:30 to 3:50 pm": the one am/pm is both times' ("11 to 1 pm": the first is before noon)
 _RANGE_MERIDIEM = re.compile(r"(?<![\d.:])(\d{1,2})(:\d{2})?(\s*(?:to|-|–|—|until|till|and)\s*)(\d{1,2})(:\d{2})?\s*"
@@ -100,6 +101,8 @@ def _zh_time(m: re.Match[str]) -> str | None:
         return None  # 一点点, 一点儿, 三点五 (3.5)
     if m.group(1) is None and m.group(3) is None and not _ZH_TIME_AFTER.match(after):
         return None  # 两点建议: a time only after a part of the day, or before 开 / 前 / 到 …
+    if m.group(1) is None and m.group(2) == "一" and not m.group(3) and not _ZH_HOUR_NEXT.match(after):
+        return None  # 只能听懂一点, 多一点: "a little"; 一点开会, 一点前 are times
     h = num(m.group(2))
     rest = m.group(3) or ""
     minute = 30 if rest == "半" else 15 if rest == "一刻" else 45 if rest == "三刻" else (num(m.group(4)) or 0) \

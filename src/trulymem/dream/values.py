@@ -28,11 +28,11 @@ _ORD = r"(?:st|nd|rd|th)?"
 
 
 # --- dates ------------------------------------------------------------------------------
-_ISO_DATE = re.compile(r"\b(\d{4})([-./])(\d{1,2})\2(\d{1,2})\b")  # 2024-03-05, 2024.03.05, 2024/3/5
+_ISO_DATE = re.compile(r"(?<!\d)(?<!\d\.)(\d{4})([-./])(\d{1,2})\2(\d{1,2})(?!\d|\.\d)")  # 2024-03-05, 2024.03.05, 2024/3/5
 # a year after "in", "since" … ("joined in 2015" is 2015年, not the number 2015)
 _EN_YEAR = re.compile(r"\b(?:in|since|from|until|till|by|of|before|after|around|circa|during|through|early|late|mid)"
                       r"[\s-]+((?:19|20)\d\d)\b(?![,.]\d|\s*%|s\b)", re.IGNORECASE)
-_DMY_DOTS = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})\b")  # 05.03.2024: day first, as written in Europe
+_DMY_DOTS = re.compile(r"(?<!\d)(?<!\d\.)(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d|\.\d)")  # 05.03.2024: day first, as written in Europe
 # "the fifth of March", "March twenty-first": an ordinal in words beside a month name
 _ORDINALS = {w: k + 1 for k, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth "
@@ -128,7 +128,19 @@ def _times(n: float | None, period: str) -> str | None:
 def _every_n(m: re.Match[str]) -> str | None:
     n = num(m.group(1) or m.group(3))
     period = _PERIOD[(m.group(2) or m.group(4)).casefold()]
-    return None if n is None or n < 2 else f"f:{n}{period}"
+    return None if n is None or n < 2 else _interval(n, period)
+
+
+# an interval in its largest whole unit: every 60 days is every 2 months, 14 days 2 weeks, 24 months 2 years
+_LARGER = {"h": (24, "d"), "d": (30, "m"), "m": (12, "y")}
+
+
+def _interval(n: int, period: str) -> str:
+    while period in _LARGER and n % _LARGER[period][0] == 0:
+        n, period = n // _LARGER[period][0], _LARGER[period][1]
+    if period == "d" and n % 7 == 0:
+        n, period = n // 7, "w"
+    return f"f:{n:g}{period}"
 
 
 def _every_zh(m: re.Match[str]) -> str | None:
@@ -137,7 +149,7 @@ def _every_zh(m: re.Match[str]) -> str | None:
     if m.group(1) == "半":
         return _times(2, period)
     n = num(m.group(1)) if m.group(1) else 1
-    return None if n is None or n <= 0 else f"f:{n:g}{period}"
+    return None if n is None or n <= 0 else _interval(n, period)
 
 
 # a port is one number of one service ("listens on port 8443", "service port is 9443", 监听 8080 端口)
@@ -157,8 +169,8 @@ _TABLES: dict[str, dict[str, float]] = {
              "个星期": 604800, "礼拜": 604800, "个礼拜": 604800, "钟头": 3600, "个钟头": 3600,
              "个月": 2592000, "month": 2592000, "months": 2592000, "year": 31104000,
              "years": 31104000, "年": 31104000},  # a year is 12 months (of 30 days): "1.5 years" = "18 months"
-    "bytes": {"kb": 1, "kib": 1, "mb": 1024, "mib": 1024, "gb": 1024 ** 2, "gib": 1024 ** 2, "tb": 1024 ** 3,
-              "tib": 1024 ** 3},
+    "bytes": {"kb": 1, "kib": 1, "千字节": 1, "mb": 1024, "mib": 1024, "兆字节": 1024, "gb": 1024 ** 2, "gib": 1024 ** 2,
+              "tb": 1024 ** 3, "tib": 1024 ** 3},
     "length": {"mm": 0.001, "毫米": 0.001, "cm": 0.01, "厘米": 0.01, "公分": 0.01,
                "meter": 1, "meters": 1, "metre": 1, "metres": 1, "米": 1,
                "km": 1000, "kilometer": 1000, "kilometers": 1000, "kilometres": 1000, "公里": 1000, "千米": 1000,
