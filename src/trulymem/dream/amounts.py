@@ -33,7 +33,7 @@ _PLAIN_NUMBER = re.compile(rf"(?:(?<![\d.])([-−+])\s?)?(\b(?-i:A|C|NZ|S|HK|NT|
                            rf"([$€£¥￥₹]|\s?(?-i:{_CODES})\b|\s?(?:{_COUNTRIES}\s+)?(?:dollars?|bucks|euros?|yuan|kuai|kroner|kronor|krone|kr|francs?)\b|"
                            r"\s?(?:美元|美金|欧元|英镑|日元|人民币|块钱|块|新加坡元|新西兰元|新币|新元|澳元|澳币|加元|加币|纽币|卢比|元|"
                            r"挪威克朗|瑞典克朗|丹麦克朗|克朗|港币|港元|台币|韩元|瑞郎))?"
-                           rf"|([{ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分])"
+                           rf"|([{ZH_NUM}]+)(?=[天月日年岁号点个次周本块元位只件张台部条层页分杯瓶碗份支双把包盒袋颗粒片顿趟圈场节门家间所座篇首盆棵头口名人])"
                            rf"|\b((?:half\s+)?a\s+dozen|{_EN_WORDS})\b", re.IGNORECASE)  # larger ones: digits by now
 
 

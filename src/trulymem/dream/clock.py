@@ -35,13 +35,14 @@ _EN_HOUR_WORD = re.compile(rf"\b({_HOURS_WORDS})\s*(?:{_MERIDIEM}|o'?clock(?![a-
 NOON = re.compile(r"\b(noon|midday|midnight)\b|(?<=[日号])\s*中午(?!\s*[0-9一二两三四五六七八九十])", re.IGNORECASE)
 # 点 is o'clock after a part of the day, or before 半 / 钟 / minutes / 开 / 前 …: not in 一点点,
 # 两点建议 (two points) or 三点五 (3.5); a weekday's numeral is no hour (周一三点 is Monday at 3)
-_ZH_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?\s*(?<![周期拜])([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[点點时]"
+_PARTS_ZH = rf"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|晚(?=\s*[0-9{ZH_NUM}])|早(?=\s*[0-9{ZH_NUM}])"
+_ZH_TIME = re.compile(rf"({_PARTS_ZH})?\s*(?<![周期拜])([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[点點时]"
                       rf"(半|一刻|三刻|整|钟|过?([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})(分)?)?")
 # after bare minutes, a unit: "3点5公里" is 3.5 km, not a time
 _ZH_UNIT_NEXT = re.compile(r"[公千米个元块斤岁倍万亿%度克秒]|分钟|小时")
 _ZH_TIME_AFTER = re.compile(r"[开到前后以之左起，。,.;；、\s]|$")
 _ZH_HOUR_NEXT = re.compile(r"[开到前后以之左起]")
-_PM_ZH = {"下午", "傍晚", "晚上", "中午"}
+_PM_ZH = {"下午", "傍晚", "晚上", "中午", "晚", "夜间"}
 # "2:30 to 3:50 pm": the one am/pm is both times' ("11 to 1 pm": the first is before noon)
 _RANGE_MERIDIEM = re.compile(r"(?<![\d.:])(\d{1,2})(:\d{2})?(\s*(?:to|-|–|—|until|till|and)\s*)(\d{1,2})(:\d{2})?\s*"
                              r"(a\.?m\.?|p\.?m\.?)(?![a-z])", re.IGNORECASE)
@@ -56,7 +57,7 @@ def _both_halves(m: re.Match[str]) -> str:
 
 
 # 下午两点到四点: the part of the day is both times' (14:00 to 16:00, not 04:00)
-_ZH_RANGE = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)(\s*[0-9{ZH_NUM}]{{1,3}}\s*[点點时]"
+_ZH_RANGE = re.compile(rf"({_PARTS_ZH})(\s*[0-9{ZH_NUM}]{{1,3}}\s*[点點时]"
                        rf"[^到至~～—\-，。,;；]{{0,4}}\s*(?:到|至|~|～|—|-)\s*)(?=[0-9{ZH_NUM}]{{1,3}}\s*[点點时])")
 
 
@@ -68,7 +69,7 @@ def one_meridiem_each(text: str) -> str:
 
 def hhmm(h: int, m: int, half: str | None) -> str | None:
     """The key of a time; ``half``: am / pm, or a Chinese part of the day."""
-    if half in ("凌晨", "夜里", "晚上") and h == 12:  # 晚上12点 is midnight
+    if half in ("凌晨", "夜里", "晚上", "晚", "夜间") and h == 12:  # 晚上12点 is midnight
         h = 0
     elif half in _PM_ZH:
         h = h + 12 if h < 12 else h  # 下午3点 = 15:00; 中午12点 = 12:00

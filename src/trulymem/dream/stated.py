@@ -21,8 +21,11 @@ CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,:]\d+)*(?:%|k|m|gb|mb|ms|s|h|d)?(?![A-Za-z0-9_])|\d+(?=[天月日年岁号点个次%])",
                      re.IGNORECASE)
 # a Chinese number with its measure word (两只, 三本, 五天)
-ZH_NUMBER = re.compile(r"[零一二两三四五六七八九十][零一二两三四五六七八九十百千万]*"
-                       r"(?=[天月日年岁号点个次周只条本辆台部张件套位块元])")
+# (一 alone before a cup, a box, a family … is the article "a": 一盒卖39元 is "a box sells for 39")
+_ZH_DIGITS = "[零一二两三四五六七八九十][零一二两三四五六七八九十百千万]*"
+_ARTICLE_MEASURES = "杯瓶碗份支双把包盒袋颗粒片顿趟圈场节门家间所座篇首盆棵头口名人"
+ZH_NUMBER = re.compile(rf"{_ZH_DIGITS}(?=[天月日年岁号点个次周只条本辆台部张件套位块元])|"
+                       rf"(?!一[{_ARTICLE_MEASURES}]){_ZH_DIGITS}(?=[{_ARTICLE_MEASURES}])")
 _MONTHS = ("january february march april may june july august september october november december "
            "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday "
            "sunday").split()

@@ -108,6 +108,17 @@ _PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y", "hour": "h", "天
            "星期": "w", "礼拜": "w", "月": "m", "年": "y", "小时": "h"}
 _TIMES_EN = re.compile(r"\b(once|twice|thrice|one time|(\d+|two|three|four|five|six|seven|eight|nine|ten)\s*(?:times|x|×))\s+"
                        r"(?:a|an|per|every|each)\s+(day|week|month|year|hour)\b", re.IGNORECASE)
+# "two cups of coffee a day", "8 hours per week": how often; "takes a day", "for a week" are how long
+_PER_PERIOD = re.compile(r"(?<=[A-Za-z])\s+(?:a|per|each)\s+(day|week|month|year)\b", re.IGNORECASE)
+_HOW_LONG = frozenset("for in within take takes took taking spend spends spent than about only just half a "
+                      "over after before".split())
+
+
+def _per_period(m: re.Match[str]) -> str | None:
+    before = m.string[:m.start()].split()
+    return None if before and before[-1].casefold() in _HOW_LONG else f"f:1{_PERIOD[m.group(1).casefold()]}"
+
+
 # "every 3 days" = 每三天 = 每隔三天 = "三天一次" (f:3d); minutes stay a quantity ("every 90 minutes")
 _EVERY_N = re.compile(rf"\bevery\s+(\d+|{'|'.join(list(EN_NUMBER)[1:12])})\s+(hour|day|week|month|year)s\b|"
                       rf"每隔?([{ZH_NUM}\d]+)个?(小时|天|日|周|星期|礼拜|月|年)(?![一1]次)", re.IGNORECASE)
@@ -350,6 +361,7 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     for pattern, key in _FREQUENCY:
         take(pattern, lambda m, key=key: key)
     take(_EVERY_N, _every_n)
+    take(_PER_PERIOD, _per_period)
     take(_HOURS_MINUTES, lambda m: f"q:time:{int(m.group(1)) * 3600 + int(m.group(2)) * 60}")
     take(_ZH_QUARTERS, lambda m: f"q:time:{900 if m.group(1) == '一' else 2700}")
     take(_ARTICLE_QUANTITY, _quantity)
