@@ -25,7 +25,7 @@ from trulymem.dream.findings import (
     kind_of,
     text_of,
 )
-from trulymem.dream.gate import CROSS_REVIEW, Gated, gate, veto_conflict, worth_review
+from trulymem.dream.gate import CROSS_REVIEW, Gated, close_but_told_apart, gate, veto_conflict, worth_review
 from trulymem.dream.judge import FrameSimilarity, Judged, judge
 from trulymem.dream.model_judge import judge_with_llm
 from trulymem.dream.owner import restated_by_name, user_name
@@ -101,9 +101,10 @@ def analyze(items: Sequence[MemoryItem], retention: Retention, now: datetime, *,
     for n, pair in enumerate(sims):
         if n % _CHECK_EVERY == _CHECK_EVERY - 1:
             budget.check("the dream's analysis")
-        judged[pair] = "duplicate" if pair in same else "ambiguous" if pair in unsure else \
-            judge(rest[pair[0]].memory, rest[pair[1]].memory, frames, None if pair in lexical or pair in swaps
-                  else sims[pair])
+        a, b, cosine = rest[pair[0]].memory, rest[pair[1]].memory, None if pair in lexical or pair in swaps else sims[pair]
+        judged[pair] = "duplicate" if pair in same else "ambiguous" if pair in unsure else judge(a, b, frames, cosine)
+        if judged[pair] == "distinct" and close_but_told_apart(a, b, cosine):
+            judged[pair] = "ambiguous"
     judged = {pair: v for pair, v in judged.items() if pair not in swaps or v == "contradiction"}
     for pair in swaps.keys() - judged.keys():
         del sims[pair]

@@ -226,6 +226,14 @@ def _labels_apart(a: str, b: str) -> bool:
 
 
 CROSS_REVIEW = 0.5  # across languages nothing else can be checked: the encoder must be this sure to ask
+CLOSE = 0.75  # told apart by their words, this close in meaning and naming the same values: a person decides
+
+
+def close_but_told_apart(a: str, b: str, similarity: float | None) -> bool:
+    """Judged two facts by the wording alone ("The main repo is hosted on GitLab" / "Our primary
+    repository lives on GitLab"), while the encoder finds them very close and they name the same
+    values with one polarity: the wording is no proof, so a person (or a model) decides."""
+    return similarity is not None and similarity >= CLOSE and negated(a) == negated(b) and same_values(a, b)
 
 
 def worth_review(a: str, b: str, similarity: float) -> bool:
