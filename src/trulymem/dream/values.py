@@ -200,6 +200,7 @@ _TABLES: dict[str, dict[str, float]] = {
     "energy": {"wh": 1, "kwh": 1000, "千瓦时": 1000},
     "power": {"watt": 1, "watts": 1, "瓦": 1, "kw": 1000, "千瓦": 1000},
     "voltage": {"volt": 1, "volts": 1, "伏": 1},
+    "current": {"amp": 1, "amps": 1, "ampere": 1, "amperes": 1, "安培": 1},  # not "A" alone: "Flat 3A", "Room 12 A"
     "frequency": {"hz": 1, "hertz": 1, "赫兹": 1, "khz": 1e3, "mhz": 1e6, "ghz": 1e9},
     "rate": {"kbit/s": 1, "kbps": 1, "mbit/s": 1e3, "mbps": 1e3, "gbit/s": 1e6, "gbps": 1e6},  # not MB/s: bytes
     "celsius": {"°c": 1, "℃": 1, "摄氏度": 1, "degrees celsius": 1},
