@@ -217,6 +217,7 @@ def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: st
     ("三个月", "m:03"),  # three months, not March
     ("只能听懂一点。", "t:01:00"),  # a little, not one o'clock
     ("takes a day", "f:1d"),  # how long, not how often
+    ("Room 12 A", "q:current:12"),  # a room, not amperes
     ("Keychron Q1 Pro", "qtr:1"),  # a keyboard, not a quarter
     ("上小学一年级", "q:time:31104000"),  # the first grade, not a year
     ("第7周的作业", "q:time:4233600"),  # week 7, not seven weeks

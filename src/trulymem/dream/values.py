@@ -200,7 +200,7 @@ _TABLES: dict[str, dict[str, float]] = {
     "energy": {"wh": 1, "kwh": 1000, "千瓦时": 1000},
     "power": {"watt": 1, "watts": 1, "瓦": 1, "kw": 1000, "千瓦": 1000},
     "voltage": {"volt": 1, "volts": 1, "伏": 1},
-    "current": {"amp": 1, "amps": 1, "ampere": 1, "amperes": 1, "安培": 1},  # not "A" alone: "Flat 3A", "Room 12 A"
+    "current": {"amp": 1, "amps": 1, "ampere": 1, "amperes": 1, "安培": 1},
     "frequency": {"hz": 1, "hertz": 1, "赫兹": 1, "khz": 1e3, "mhz": 1e6, "ghz": 1e9},
     "rate": {"kbit/s": 1, "kbps": 1, "mbit/s": 1e3, "mbps": 1e3, "gbit/s": 1e6, "gbps": 1e6},  # not MB/s: bytes
     "celsius": {"°c": 1, "℃": 1, "摄氏度": 1, "degrees celsius": 1},
@@ -211,7 +211,10 @@ for _dim, _table in _TABLES.items():
     for _u, _size in _table.items():
         _UNITS[_u] = (_dim, _size)
 # symbols that are a unit only as written ("48 V", "750 W", "640 g"; "20 v 30" is no voltage, "5G" no mass)
-_CASED: dict[str, tuple[str, float]] = {"V": ("voltage", 1), "W": ("power", 1), "g": ("mass", 1), "m": ("length", 1)}
+_CASED: dict[str, tuple[str, float]] = {"V": ("voltage", 1), "W": ("power", 1), "g": ("mass", 1), "m": ("length", 1),
+                                         "A": ("current", 1)}
+# "A" is amperes only where the memory speaks of current ("limit is 40 A"), not "Room 12 A" or "Flat 3A"
+_CURRENT = re.compile(r"\b(?:current|amps?|amperes?|fuse|breaker|charger|charging|phase)\b|电流|保险丝|充电", re.IGNORECASE)
 _CASED_FOLDED = {u.casefold() for u in _CASED}
 _UNITS.update(_CASED)
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
@@ -454,6 +457,8 @@ def _quantity(m: re.Match[str]) -> str | None:
         _UNITS.get(written.casefold()) or _UNITS.get(written)
     if amount is None or unit is None or (written == "m" and m.start(1) > 0 and m.string[m.start(1) - 1] in "$€£¥"):
         return None  # "$10m" is money
+    if written == "A" and not _CURRENT.search(m.string):
+        return None
     dim, size = unit
     if m.group(2).casefold() in ("s", "d", "h") and amount >= 1000:
         return None  # "1990s" is a decade, not seconds
