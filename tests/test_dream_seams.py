@@ -88,7 +88,8 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("3x a week", "three times a week"), ("每月1号和15号", "on the 1st and 15th of each month"),
     ("every 60 days", "每两个月"), ("every 14 days", "every two weeks"), ("每24个月", "every 2 years"),
     ("护照有效期至2028-03-01", "1 March 2028"), ("started on 2024-06-05.", "6月5日, 2024年"), ("25 兆字节", "25 MB"),
-    ("五月初", "early May"), ("每晚十二点前", "before midnight"), ("晚8点", "8 pm"),
+    ("an hour and 15 minutes", "75 minutes"), ("1小时15分钟", "75分钟"), ("2 weeks and 3 days", "17 days"),
+    ("1 kg 200 g", "1.2 kg"), ("五月初", "early May"), ("每晚十二点前", "before midnight"), ("晚8点", "8 pm"),
     ("明年3月", "in March"), ("March 2025", "2025年3月"), ("in Q3", "第三季度"),
     ("four years younger than her", "比她小四岁"), ("five days a week", "5 times a week"),
     ("one and a half years", "18 months"), ("365 days", "one year"), ("半年", "6个月")])
@@ -218,6 +219,7 @@ def test_whom_a_memory_is_about_is_no_value_that_conflicts(tmp_path: Path, a: st
     ("只能听懂一点。", "t:01:00"),  # a little, not one o'clock
     ("takes a day", "f:1d"),  # how long, not how often
     ("Room 12 A", "q:current:12"),  # a room, not amperes
+    ("ran 10 km and 5 km", "q:length:15000"),  # two runs, not one of 15 km
     ("Keychron Q1 Pro", "qtr:1"),  # a keyboard, not a quarter
     ("上小学一年级", "q:time:31104000"),  # the first grade, not a year
     ("第7周的作业", "q:time:4233600"),  # week 7, not seven weeks

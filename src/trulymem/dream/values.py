@@ -1,9 +1,8 @@
-"""Values written many ways, read as one: times (``02:00 UTC`` = ``2am UTC``,
-``14:30`` = ``2:30 pm`` = ``下午两点半``), dates with their day and month kept apart
-(``March 5`` = ``5 March`` = ``3月5日`` = ``三月五日``, never ``May 3`` / ``5月3日``; month
-names only capitalised),
-quantities in one unit (``2 GB`` = ``2048 MB``, ``two weeks`` = ``14 days``), and
-kinship and roles (``哥哥`` is an elder brother, never a ``弟弟``).
+"""Values written many ways, read as one: quantities in one unit (``2 GB`` = ``2048 MB``,
+``two weeks`` = ``14 days``, ``an hour and 15 minutes`` = ``75 minutes``), how often (``weekly``
+= ``every week`` = ``每周``), ages, heights, ports, rates and paths; with dates
+(``dream.dates``), times of day (``dream.clock``), weekdays (``dream.weekdays``) and numbers in
+words (``dream.numerals``) read by their own modules, in one pass.
 
 ``special_values(text)`` returns the canonical keys it found and the text with those
 spans blanked, so the judge's other value readers do not count their digits again.
@@ -15,60 +14,9 @@ import re
 from functools import lru_cache
 
 from trulymem.dream.clock import NOON, TIMES, noon, one_meridiem_each
-from trulymem.dream.decades import AGE_DECADE_EN, DECADE_EN, DECADE_ZH, YEAR_ZH, age_decade, decade_en, decade_zh
+from trulymem.dream.dates import DATES, MONTHS, maybe_dates
 from trulymem.dream.numerals import EN_NUMBER, ZH_NUM, num, spelled_as_digits, zh_number
 from trulymem.dream.weekdays import WEEKDAYS, whole_weeks
-
-_MONTHS = {m: k + 1 for k, names in enumerate((
-    "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul", "august aug",
-    "september sep sept", "october oct", "november nov", "december dec")) for m in names.split()}
-# capitalised only: "may", "march" and "sat" are words too ("We may deploy", "march 5 miles")
-_MONTH_RE = "(?-i:" + "|".join(sorted((m.capitalize() for m in _MONTHS), key=len, reverse=True)) + ")"
-_ORD = r"(?:st|nd|rd|th)?"
-
-
-# --- dates ------------------------------------------------------------------------------
-_ISO_DATE = re.compile(r"(?<!\d)(?<!\d\.)(\d{4})([-./])(\d{1,2})\2(\d{1,2})(?!\d|\.\d)")  # 2024-03-05, 2024.03.05, 2024/3/5
-# a year after "in", "since" … ("joined in 2015" is 2015年, not the number 2015)
-_EN_YEAR = re.compile(r"\b(?:in|since|from|until|till|by|of|before|after|around|circa|during|through|early|late|mid)"
-                      r"[\s-]+((?:19|20)\d\d)\b(?![,.]\d|\s*%|s\b)", re.IGNORECASE)
-_DMY_DOTS = re.compile(r"(?<!\d)(?<!\d\.)(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d|\.\d)")  # 05.03.2024: day first, as written in Europe
-# "the fifth of March", "March twenty-first": an ordinal in words beside a month name
-_ORDINALS = {w: k + 1 for k, w in enumerate(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth "
-    "sixteenth seventeenth eighteenth nineteenth twentieth".split())} | {"thirtieth": 30}
-_ORD_WORD = r"((?:twenty|thirty)[- ])?(" + "|".join(_ORDINALS) + ")"
-_EN_ORD_DATE = re.compile(rf"\b(?:the\s+)?{_ORD_WORD}\s+of\s+({_MONTH_RE})\b|\b({_MONTH_RE})\s+(?:the\s+)?{_ORD_WORD}\b",
-                          re.IGNORECASE)
-_EN_MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
-_EN_DM = re.compile(rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?\s+({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
-_ZH_MD = re.compile(rf"(?:([0-9]{{4}})\s*年\s*)?([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*月\s*"
-                    rf"([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[日号]")
-# 14/03 or 03/14: read only where one side cannot be a month (an ambiguous 03/04 is left as numbers)
-_SLASH_DATE = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])")
-_ZH_YM = re.compile(r"([0-9]{4})\s*年\s*([0-9]{1,2})\s*月(?!\s*[0-9一二三四五六七八九十]+\s*[日号])")
-_DAY_OF_MONTH_EN = re.compile(
-    r"\b(?:(?:on|by|before|until|till|after|around|from)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b"
-    r"(?=\s*(?:$|[,.;:!?)]|(?:of\s+(?:each|every|the)\s+month|each\s+month|every\s+month|and|or|at|for|so|but|because|"
-    r"when|if|instead|now|this|next|each|every)\b))"
-    r"|\b(?:the|(?<=and )(?:the\s+)?)\s*(\d{1,2})(?:st|nd|rd|th)"  # "… and (the) 15th of each month"
-    r"(?=\s+(?:of\s+(?:each|every|the)\s+month|each\s+month|every\s+month)))",
-    re.IGNORECASE)
-_DAY_OF_MONTH_ZH = re.compile(rf"(?:(?<=月)|(?<=月 )|(?<=日是)|(?<=日是 )|(?<=[号日]和)|(?<=[号日]、))"
-                              rf"([0-9]{{1,2}}|[{ZH_NUM}]{{1,3}})\s*[号日](?![元天期])")
-_EN_MONTH = re.compile(rf"\b(?:in|during|since|until|by|from|before|after|through|early|mid|late|(?:the\s+)?(?:end|start|"
-                       rf"beginning|middle)\s+of)[\s-]+({_MONTH_RE})\b", re.IGNORECASE)
-_EN_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\.?,?\s+((?:19|20)\d\d)\b", re.IGNORECASE)  # "March 2025" = 2025年3月
-# a month alone: 5月, 五月份, 十二月初 (not 三个月, a duration, nor 5月3日, a date)
-_ZH_MONTH = re.compile(r"(?<![\d月个每])(1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])\s*月"
-                       r"(?!\s*[0-9一二三四五六七八九十]+\s*[日号])")
-# a lunar date is no date of the calendar: 农历八月十五 is not 8月15日
-_LUNAR = re.compile(r"(?:农历|阴历)\s*(正|十[一二]?|[一二三四五六七八九]|\d{1,2})月\s*(初[一二三四五六七八九十]|"
-                    r"[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九]|\d{1,2})[日号]?")
-# Q3 = 第三季度, where it is a quarter: after "in", "by" … or before a year ("Keychron Q1 Pro" is a keyboard)
-_QUARTER = re.compile(r"(?:(?<=\bin )|(?<=\bby )|(?<=\bof )|(?<=\bthe )|(?<=\bfor )|(?<=\bnext )|(?<=\blast )|(?<=\bthis )|"
-                      r"(?<=\bduring )|(?<=\buntil )|(?<=\bbefore )|(?<=\bafter )|(?<=\bend of ))Q([1-4])\b|"
-                      r"\bQ([1-4])(?=\s*'?(?:19|20)?\d\d\b)|第([一二三四1-4])季度")
 
 # right after an amount, or after its currency ("100 kroner a week", "40 dollars an hour"): the currency stays
 # outside the match, for value_sequence to read with the amount
@@ -311,46 +259,28 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     found: list[tuple[int, str]] = []
     out = _ZH_AND_HALF.sub(_and_half, one_meridiem_each(spelled_as_digits(text)))
 
+    spans: list[tuple[int, int, str, str]] = []
+
     def take(pattern: re.Pattern[str], key: object) -> None:
         nonlocal out
         for m in list(pattern.finditer(out)):
             k = key(m)  # type: ignore[operator]
             if k:
                 found.append((m.start(), k))
+                spans.append((*m.span(), k, m.group(0)))
                 out = _blank(out, m.span(), mark)
-
-    def date(month: int | None, day: int | None, year: str | None) -> str | None:
-        if month is None or day is None or not (1 <= month <= 12 and 1 <= day <= 31):
-            return None
-        return f"d:{month:02d}-{day:02d}" + (f" y:{year}" if year else "")
 
     take(_PATHLIKE, _path)
     take(_PORT, lambda m: f"port:{int(m.group(1) or m.group(2) or m.group(3) or m.group(4))}")
     take(_RATE, _rate)
     take(NOON, noon)
-    take(DECADE_ZH, decade_zh)
-    take(AGE_DECADE_EN, age_decade)
-    take(DECADE_EN, decade_en)
-    take(_ISO_DATE, lambda m: date(int(m.group(3)), int(m.group(4)), m.group(1)))
-    take(_DMY_DOTS, lambda m: date(int(m.group(2)), int(m.group(1)), m.group(3)))
-    take(_EN_ORD_DATE, lambda m: date(_MONTHS[(m.group(3) or m.group(4)).casefold()], _ordinal(m), None))
-    take(_EN_MD, lambda m: date(_MONTHS[m.group(1).casefold()], int(m.group(2)), m.group(3)))
-    take(_EN_DM, lambda m: date(_MONTHS[m.group(2).casefold()], int(m.group(1)), m.group(3)))
-    take(_LUNAR, _lunar)
-    take(_ZH_MD, lambda m: date(num(m.group(2)), num(m.group(3)), m.group(1)))
-    take(_DAY_OF_MONTH_EN, lambda m: _day_of_month(m.group(1) or m.group(2)))
-    take(_DAY_OF_MONTH_ZH, lambda m: _day_of_month(m.group(1)))
-    take(_ZH_YM, lambda m: f"m:{int(m.group(2)):02d} y:{m.group(1)}" if 1 <= int(m.group(2)) <= 12 else None)
-    take(_EN_MONTH_YEAR, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d} y:{m.group(2)}")
-    take(_QUARTER, lambda m: f"qtr:{num(m.group(1) or m.group(2) or m.group(3))}")
-    take(_SLASH_DATE, _slash_date)
-    take(YEAR_ZH, lambda m: f"y:{m.group(1)}")
-    take(_EN_YEAR, lambda m: f"y:{m.group(1)}")
+    for pattern, reader in DATES:
+        take(pattern, reader)
     take(_TIMES_EN, lambda m: _times(_ONCE.get(m.group(1).casefold()) or num(m.group(2)), _PERIOD[m.group(3).casefold()]))
     take(_TIMES_ZH, lambda m: _times(num(m.group(2)), _PERIOD[m.group(1)]))
     take(_EVERY_ZH, _every_zh)
-    take(_EN_MONTH, lambda m: f"m:{_MONTHS[m.group(1).casefold()]:02d}")
-    take(_ZH_MONTH, lambda m: f"m:{num(m.group(1)):02d}")
+    for pattern, reader in MONTHS:
+        take(pattern, reader)
     for pattern, reader in TIMES:
         take(pattern, reader)
     for pattern, reader in WEEKDAYS:
@@ -370,24 +300,30 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(_ZH_QUARTERS, lambda m: f"q:time:{900 if m.group(1) == '一' else 2700}")
     take(_ARTICLE_QUANTITY, _quantity)
     take(_QUANTITY, _quantity)
-    return tuple(found), out
+    return tuple(_compounds(found, spans, out)), out
 
 
-def _lunar(m: re.Match[str]) -> str | None:
-    month = 1 if m.group(1) == "正" else num(m.group(1))
-    day = num(m.group(2).removeprefix("初"))
-    return None if month is None or day is None else f"ld:{month:02d}-{day:02d}"
+_BETWEEN = re.compile(r"\s*(?:and|,|又|零)?\s*", re.IGNORECASE)
+_SUMMED = ("q:time:", "q:mass:", "q:length:")
+_UNIT_WORD = re.compile(rf"^[\d.,\s]*|[{ZH_NUM}]+|^an?\s+|s$", re.IGNORECASE)  # "15 minutes" -> "minute"
 
 
-def _ordinal(m: re.Match[str]) -> int:
-    tens, word = (m.group(1), m.group(2)) if m.group(2) else (m.group(5), m.group(6))
-    return _ORDINALS[word.casefold()] + (0 if not tens else 20 if tens.casefold().startswith("tw") else 30)
-
-
-def _day_of_month(n: str) -> str | None:
-    """A day of every month ("on the 20th", 每月25号), apart from a date (one day of one month)."""
-    day = num(n)
-    return f"dm:{day}" if day is not None and 1 <= day <= 31 else None
+def _compounds(found: list[tuple[int, str]], spans: list[tuple[int, int, str, str]], text: str) -> list[tuple[int, str]]:
+    """One amount said in two units, the larger first ("an hour and 15 minutes", 1小时15分钟,
+    "2 weeks and 3 days", "1 kg 200 g"): their sum, as "75 minutes" says it."""
+    parts = sorted((start, end, key, _UNIT_WORD.sub("", said)) for start, end, key, said in spans if key.startswith(_SUMMED))
+    joined: dict[int, str] = {}
+    dropped: set[int] = set()
+    for (s1, e1, k1, u1), (s2, _, k2, u2) in zip(parts, parts[1:]):
+        dim = k1.rsplit(":", 1)[0]
+        if s1 in dropped or not k2.startswith(dim + ":") or u1 == u2 or not _BETWEEN.fullmatch(text, e1, s2):
+            continue  # "10 km and 5 km" are two distances
+        first, second = float(joined.get(s1, k1).rsplit(":", 1)[1]), float(k2.rsplit(":", 1)[1])
+        if first > second:
+            total = first + second
+            joined[s1] = f"{dim}:{int(total) if total.is_integer() else round(total, 6)}"
+            dropped.add(s2)
+    return [(start, joined.get(start, key)) for start, key in found if start not in dropped]
 
 
 def _rate(m: re.Match[str]) -> str:
@@ -397,6 +333,11 @@ def _rate(m: re.Match[str]) -> str:
     return f"r:{what}:{int(per_hour) if per_hour.is_integer() else round(per_hour, 6)}/h"
 
 
+def maybe_same_date(a: str, b: str) -> bool:
+    """One says 03/04, the other a date it may be ("April 3"): only a person can tell."""
+    return bool(maybe_dates(a) & special_values(b)[0] or maybe_dates(b) & special_values(a)[0])
+
+
 def rates_to_compare(own: set[str], other: frozenset[str]) -> set[str]:
     """``own`` without its rates where ``other`` states none: a rate clashes only with a
     rate ("100 rpm" / "200 requests per minute"), never with a count said otherwise
@@ -404,31 +345,6 @@ def rates_to_compare(own: set[str], other: frozenset[str]) -> set[str]:
     if not any(v.startswith("r:") for v in own) or any(v.startswith("r:") for v in other):
         return own
     return {v for v in own if not v.startswith("r:")}
-
-
-@lru_cache(maxsize=65_536)
-def _maybe_dates(text: str) -> frozenset[str]:
-    """The dates an ambiguous 03/04 may be (March 4 or 3 April): equal to neither for sure."""
-    out: set[str] = set()
-    for m in _SLASH_DATE.finditer(text):
-        x, y = int(m.group(1)), int(m.group(2))
-        if 1 <= x <= 12 and 1 <= y <= 12 and x != y:
-            out |= {f"d:{x:02d}-{y:02d}", f"d:{y:02d}-{x:02d}"}
-    return frozenset(out)
-
-
-def maybe_same_date(a: str, b: str) -> bool:
-    """One says 03/04, the other a date it may be ("April 3"): only a person can tell."""
-    return bool(_maybe_dates(a) & special_values(b)[0] or _maybe_dates(b) & special_values(a)[0])
-
-
-def _slash_date(m: re.Match[str]) -> str | None:
-    """14/03 is 14 March, 03/14 is March 14; 03/04 could be either and stays unread."""
-    x, y = int(m.group(1)), int(m.group(2))
-    month, day = (y, x) if x > 12 >= y else (x, y) if y > 12 >= x else (None, None)
-    if month is None or day is None or not (1 <= day <= 31):
-        return None
-    return f"d:{month:02d}-{day:02d}" + (f" y:{m.group(3)}" if m.group(3) else "")
 
 
 def _path(m: re.Match[str]) -> str | None:
