@@ -144,6 +144,13 @@ def test_numbers_in_words_and_times() -> None:
 
 def test_kinship_and_roles() -> None:
     assert kin_differs("用户的哥哥住在广州", "用户的弟弟住在广州")
+    assert not kin_differs("The user's husband is Tom", "The user's spouse is Tom")  # a husband is a spouse
+    assert kin_differs("The user's husband is a nurse", "The user's wife is a nurse")
+    assert not kin_differs("Her dad is a retired maths teacher", "The user's father taught maths")  # a trade, no one else
+    assert kin_differs("Emil's teacher lives in Oslo", "Emil lives in Oslo")  # one's own teacher is someone
+    assert not kin_differs("Leo不太会讲中文", "用户的儿子Leo中文说得不太好")  # the son named is Leo
+    assert not kin_differs("豆包由黄晓冬照看", "用户把豆包寄养在同事黄晓冬家")  # the colleague named is 黄晓冬
+    assert kin_differs("用户在一家银行工作", "用户的哥哥在一家银行工作")  # 在一家 is no name
     assert kin_differs("My sister is a nurse", "My mother is a nurse")
     assert not kin_differs("My older brother lives in Boston", "我哥哥住在波士顿")  # the general and the specific
     assert not kin_differs("Use npm as the package manager", "Use pnpm as the package manager")  # a manager, not a boss
