@@ -1,8 +1,9 @@
 """Numbers written in words, read as the numbers they are: "twenty-nine" is 29 (not 9),
 "one hundred and twenty" 120, "four thousand five hundred" 4500; 四千八 is 4800 (not
-4008), 一万二千八 12800, 两百五 250. ``spelled_as_digits`` rewrites them as digits
-before the dream's value readers run, so "twenty-nine kilos" and "29 kg" are one value.
-The words one to ten stay as written: the readers key them as the digits already.
+4008), 一万二千八 12800, 两百五 250, 1万5 15000, "2 万" 20000, 百分之五十 50%, 三块五 3.5 元,
+3e-4 0.0003. ``spelled_as_digits`` rewrites them as digits before the dream's value
+readers run, so "twenty-nine kilos" and "29 kg" are one value. The words one to ten stay
+as written: the readers key them as the digits already.
 """
 
 from __future__ import annotations

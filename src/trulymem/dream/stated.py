@@ -170,12 +170,12 @@ def same_numbers(a: str, b: str, *, currency: bool = True) -> bool:
     is the other's too ("月供12800" / "每月还 12,800 元"), never a clash (but not proof of one
     fact either)."""
     na, nb = (sorted(v for v in value_sequence(t) if v.startswith("n:")) for t in (a, b))
-    if not currency and na != nb and not (any(map(_MONEY.match, na)) and any(map(_MONEY.match, nb))):
-        na, nb = sorted(_MONEY.sub("n:", v) for v in na), sorted(_MONEY.sub("n:", v) for v in nb)
+    if not currency and na != nb and not (any(map(_CURRENCY_MARK.match, na)) and any(map(_CURRENCY_MARK.match, nb))):
+        na, nb = sorted(_CURRENCY_MARK.sub("n:", v) for v in na), sorted(_CURRENCY_MARK.sub("n:", v) for v in nb)
     return bool(na) and na == nb
 
 
-_MONEY = re.compile(r"^n:-?(?:[A-Z]{1,3}\$|[$€£¥₹₩]|kr|CHF)")
+_CURRENCY_MARK = re.compile(r"^n:-?(?:[A-Z]{1,3}\$|[$€£¥₹₩]|kr|CHF)")
 
 
 _JOINED = re.compile(r"[\s-]+")
