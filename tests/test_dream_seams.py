@@ -88,6 +88,8 @@ def test_words_alike_meaning_apart_is_never_merged(tmp_path: Path, a: str, b: st
     ("3x a week", "three times a week"), ("每月1号和15号", "on the 1st and 15th of each month"),
     ("every 60 days", "每两个月"), ("every 14 days", "every two weeks"), ("每24个月", "every 2 years"),
     ("护照有效期至2028-03-01", "1 March 2028"), ("started on 2024-06-05.", "6月5日, 2024年"), ("25 兆字节", "25 MB"),
+    ("twice weekly", "twice a week"), ("every six months", "半年一次"), ("semi-annually", "twice a year"),
+    ("every other Tuesday", "隔周二"), ("thrice daily", "每天三次"), ("4 times a year", "quarterly"),
     ("an hour and 15 minutes", "75 minutes"), ("1小时15分钟", "75分钟"), ("2 weeks and 3 days", "17 days"),
     ("1 kg 200 g", "1.2 kg"), ("五月初", "early May"), ("每晚十二点前", "before midnight"), ("晚8点", "8 pm"),
     ("明年3月", "in March"), ("March 2025", "2025年3月"), ("in Q3", "第三季度"),

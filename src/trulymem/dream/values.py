@@ -40,6 +40,7 @@ _FREQUENCY = [(re.compile(p, re.IGNORECASE), key) for p, key in (
     # 月供, 月薪, "房租一个月4800": an amount per month
     (r"\b(?:monthly|every month|each month|once a month)\b|每月|每个月|月供|月薪|月租|一个月(?=\s*\d)", "f:1m"),
     (r"年薪|一年(?=\s*\d)", "f:1y"),
+    (r"\b(?:semi-?annually|bi-?annually|half-?yearly|twice yearly)\b|每半年", "f:6m"),
     (r"\b(?:yearly|annually|annual|every year|each year|once a year|per year)\b|每年", "f:1y"),
     (r"\b(?:quarterly|every quarter)\b|每季度|每个季度", "f:3m"),
     # an amount per period ("USD 4,500 a month", "$20/month"): how often, not how long
@@ -54,6 +55,11 @@ _SCALE = {"": 1, "k": 1e3, "thousand": 1e3, "million": 1e6, "mn": 1e6, "billion"
 # counted: "twice a week" = "每周两次" = "一周两次" (f:2/w); "两周一次" = "every two weeks" (f:2w), not Monday (周一)
 _PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y", "hour": "h", "天": "d", "日": "d", "周": "w",
            "星期": "w", "礼拜": "w", "月": "m", "年": "y", "小时": "h"}
+# "twice weekly", "three times daily": how often, not weekly
+_TIMES_ADVERB = re.compile(r"\b(once|twice|thrice|(\d+|two|three|four|five|six)\s*(?:times|x|×))\s+"
+                           r"(daily|weekly|monthly|yearly|annually|hourly)\b", re.IGNORECASE)
+_ADVERB_PERIOD = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year",
+                  "hourly": "hour"}
 _TIMES_EN = re.compile(r"\b(once|twice|thrice|one time|(\d+|two|three|four|five|six|seven|eight|nine|ten)\s*(?:times|x|×))\s+"
                        r"(?:a|an|per|every|each)\s+(day|week|month|year|hour)\b", re.IGNORECASE)
 # "two cups of coffee a day", "8 hours per week": how often; "takes a day", "for a week" are how long
@@ -78,9 +84,12 @@ _ONCE = {"once": 1, "one time": 1, "twice": 2, "thrice": 3}
 
 
 def _times(n: float | None, period: str) -> str | None:
-    """n times per period: once is the plain frequency ("f:1w"), more is counted ("f:2/w")."""
+    """n times per period: once is the plain frequency ("f:1w"), more is counted ("f:2/w");
+    twice a year is every six months (f:6m), as 半年一次 and "semi-annually" say."""
     if n is None or n <= 0:
         return None
+    if period == "y" and n > 1 and 12 % n == 0:
+        return f"f:{12 // int(n)}m"
     return f"f:1{period}" if n == 1 else f"f:{n:g}/{period}"
 
 
@@ -276,6 +285,8 @@ def _specials(text: str, mark: str) -> tuple[tuple[tuple[int, str], ...], str]:
     take(NOON, noon)
     for pattern, reader in DATES:
         take(pattern, reader)
+    take(_TIMES_ADVERB, lambda m: _times(_ONCE.get(m.group(1).casefold()) or num(m.group(2)),
+                                         _PERIOD[_ADVERB_PERIOD[m.group(3).casefold()]]))
     take(_TIMES_EN, lambda m: _times(_ONCE.get(m.group(1).casefold()) or num(m.group(2)), _PERIOD[m.group(3).casefold()]))
     take(_TIMES_ZH, lambda m: _times(num(m.group(2)), _PERIOD[m.group(1)]))
     take(_EVERY_ZH, _every_zh)

@@ -26,6 +26,8 @@ _ZH_RANGE = re.compile(rf"(每个?)?{_ZH_WEEK}([一二三四五六日天])\s*(?:
                        r"(?![点點时号])")
 # 周二、四 / 周一三五 / 周二和四: the days after the first share its 周 (not 周一三点, Monday at three)
 _ZH_LIST = re.compile(rf"(每个?)?{_ZH_WEEK}([一二三四五六日天])((?:[、，,和及与]?[一二三四五六日天](?![点點时号月个次年岁]))+)")
+# "every other Tuesday" = "every second Tuesday" = 隔周二: that day every two weeks (not the second Tuesday)
+_ALTERNATE = re.compile(rf"\bevery\s+(?:other|second|2nd)\s+({_DAYS_EN})\b|隔周([一二三四五六日天])", re.IGNORECASE)
 # "the third Monday" / 第三个周一 is one day of the month, not every Monday; "except Wednesday" is no Wednesday
 _NTH_WEEKDAY = re.compile(rf"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+({_DAYS_EN})\b"
                           rf"|(?:第([一二三四五\d])|(最后一))个?{_ZH_WEEK}([一二三四五六日天])", re.IGNORECASE)
@@ -65,6 +67,7 @@ def _zh_list(m: re.Match[str]) -> str:
 
 WEEKDAYS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]] = [
     (_EXCEPT_DAY, _except_day),
+    (_ALTERNATE, lambda m: f"w:{_DAYS[m.group(1).casefold()] if m.group(1) else _ZH_DAY[m.group(2)]} f:2w"),
     (_NTH_WEEKDAY, _nth_weekday),
     (_EN_RANGE, lambda m: _days(_day(m.group(1)), _day(m.group(2)))),
     (_ZH_RANGE, lambda m: _days(_ZH_DAY[m.group(2)], _ZH_DAY[m.group(3)])),
