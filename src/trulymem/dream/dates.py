@@ -101,9 +101,7 @@ def _slash_date(m: re.Match[str]) -> str | None:
     """14/03 is 14 March, 03/14 is March 14; 03/04 could be either and stays unread."""
     x, y = int(m.group(1)), int(m.group(2))
     month, day = (y, x) if x > 12 >= y else (x, y) if y > 12 >= x else (None, None)
-    if month is None or day is None or not (1 <= day <= 31):
-        return None
-    return f"d:{month:02d}-{day:02d}" + (f" y:{m.group(3)}" if m.group(3) else "")
+    return _date(month, day, m.group(3))
 
 
 def _date(month: int | None, day: int | None, year: str | None) -> str | None:
