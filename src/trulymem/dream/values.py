@@ -319,6 +319,11 @@ _SUMMED = ("q:time:", "q:mass:", "q:length:")
 _UNIT_WORD = re.compile(rf"^[\d.,\s]*|[{ZH_NUM}]+|^an?\s+|s$", re.IGNORECASE)  # "15 minutes" -> "minute"
 
 
+def _plain(amount: float) -> str:
+    """An amount as a key writes it: whole numbers without a decimal point, the rest to six places."""
+    return str(int(amount)) if float(amount).is_integer() else str(round(amount, 6))
+
+
 def _compounds(found: list[tuple[int, str]], spans: list[tuple[int, int, str, str]], text: str) -> list[tuple[int, str]]:
     """One amount said in two units, the larger first ("an hour and 15 minutes", 1小时15分钟,
     "2 weeks and 3 days", "1 kg 200 g"): their sum, as "75 minutes" says it."""
@@ -332,7 +337,7 @@ def _compounds(found: list[tuple[int, str]], spans: list[tuple[int, int, str, st
         first, second = float(joined.get(s1, k1).rsplit(":", 1)[1]), float(k2.rsplit(":", 1)[1])
         if first > second:
             total = first + second
-            joined[s1] = f"{dim}:{int(total) if total.is_integer() else round(total, 6)}"
+            joined[s1] = f"{dim}:{_plain(total)}"
             dropped.add(s2)
     return [(start, joined.get(start, key)) for start, key in found if start not in dropped]
 
@@ -341,7 +346,7 @@ def _rate(m: re.Match[str]) -> str:
     what, per = _RATE_ABBR[m.group(5).casefold()] if m.group(5) else \
         (_RATE_NOUN[m.group(3).casefold()], _PER[m.group(4).casefold()])
     per_hour = float(m.group(1).replace(",", "")) * _SCALE[(m.group(2) or "").casefold()] * 3600 / per
-    return f"r:{what}:{int(per_hour) if per_hour.is_integer() else round(per_hour, 6)}/h"
+    return f"r:{what}:{_plain(per_hour)}/h"
 
 
 def maybe_same_date(a: str, b: str) -> bool:
@@ -398,4 +403,4 @@ def _quantity(m: re.Match[str]) -> str | None:
     total = amount * size
     if dim == "time" and total in (365 * 86400, 366 * 86400):
         total = _UNITS["year"][1]  # "365 days" is a year, not 12 months and 5 days
-    return f"q:{dim}:{int(total) if float(total).is_integer() else round(total, 6)}"
+    return f"q:{dim}:{_plain(total)}"

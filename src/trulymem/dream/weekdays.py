@@ -22,7 +22,7 @@ _ZH_WEEKDAY = re.compile(rf"(每个?)?{_ZH_WEEK}([一二三四五六日天])")
 _DAY_OR_ABBR = rf"(?:{_DAYS_EN}|(?-i:{'|'.join(sorted(_ABBR, key=len, reverse=True))}))"
 _EN_RANGE = re.compile(rf"\b(?:from\s+)?({_DAY_OR_ABBR})s?\.?\s*(?:to|through|thru|until|till|-|–|—)\s*({_DAY_OR_ABBR})s?\b",
                        re.IGNORECASE)
-_ZH_RANGE = re.compile(rf"(每个?)?{_ZH_WEEK}([一二三四五六日天])\s*(?:到|至|-|~|～|—)\s*{_ZH_WEEK}?([一二三四五六日天])"
+_ZH_RANGE = re.compile(rf"(?:每个?)?{_ZH_WEEK}([一二三四五六日天])\s*(?:到|至|-|~|～|—)\s*{_ZH_WEEK}?([一二三四五六日天])"
                        r"(?![点點时号])")
 # 周二、四 / 周一三五 / 周二和四: the days after the first share its 周 (not 周一三点, Monday at three)
 _ZH_LIST = re.compile(rf"(每个?)?{_ZH_WEEK}([一二三四五六日天])((?:[、，,和及与]?[一二三四五六日天](?![点點时号月个次年岁]))+)")
@@ -70,7 +70,7 @@ WEEKDAYS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]] = 
     (_ALTERNATE, lambda m: f"w:{_DAYS[m.group(1).casefold()] if m.group(1) else _ZH_DAY[m.group(2)]} f:2w"),
     (_NTH_WEEKDAY, _nth_weekday),
     (_EN_RANGE, lambda m: _days(_day(m.group(1)), _day(m.group(2)))),
-    (_ZH_RANGE, lambda m: _days(_ZH_DAY[m.group(2)], _ZH_DAY[m.group(3)])),
+    (_ZH_RANGE, lambda m: _days(_ZH_DAY[m.group(1)], _ZH_DAY[m.group(2)])),
     (_ZH_LIST, _zh_list),
     (_EN_WEEKDAY, lambda m: f"w:{_DAYS[m.group(2).casefold()]}" + (" f:1w" if m.group(1) or m.group(3) else "")),
     (_EN_DAY_ABBR, lambda m: f"w:{_ABBR[m.group(1)]}"),
